@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/**
+ * The model catalogue: public models, the ordered deployments that serve them, and each deployment's
+ * price. One file is read by inference (routing, the Model objects) and billing (the price book), so a
+ * price can never disagree with the route that produced the usage.
+ */
+const usd = z.string().regex(/^\d+(\.\d{1,6})?$/, 'a USD decimal string with at most 6 decimals');
+
+export const priceSchema = z.object({
+  /** USD per million prompt (input) tokens. */
+  prompt_per_million: usd,
+  /** USD per million completion (output) tokens. */
+  completion_per_million: usd,
+  /** Flat USD per call, if any. */
+  per_request: usd.optional(),
+});
+
+export const providerSchema = z.object({
+  /** Wire format adapter, e.g. `openai-compatible`. */
+  kind: z.string(),
+  base_url: z.string().url(),
+  /** Environment variable holding the provider credential; never sent by callers. */
+  api_key_env: z.string().optional(),
+  timeout_ms: z.number().int().positive().default(60_000),
+  /** The provider is offered only when this variable is set (a real provider needs its key). */
+  requires_env: z.string().optional(),
+});
+
+export const deploymentSchema = z.object({
+  id: z.string().min(1),
+  provider: z.string(),
+  provider_model: z.string(),
+  weight: z.number().positive().default(1),
+  price: priceSchema,
+});
+
+const parameterSpec = z.object({
+  type: z.string(),
+  options: z.array(z.union([z.string(), z.number(), z.boolean()])).nullable().default(null),
+  default: z.unknown().default(null),
+  min: z.number().nullable().default(null),
+  max: z.number().nullable().default(null),
+  /** Array parameters (such as `stop`): the model's item limit. */
+  max_items: z.number().int().nullable().optional(),
+});
+
+export const modelSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  owned_by: z.string(),
+  /** ISO date the entry was published or last updated; the Model `created` is derived from it. */
+  updated_at: z.string(),
+  description: z.string().default(''),
+  architecture: z.object({
+    input_modalities: z.array(z.string()),
+    output_modalities: z.array(z.string()),
+    tokenizer: z.string().nullable().default(null),
+  }),
+  context_length: z.number().int().nullable().default(null),
+  default_parameters: z.record(z.string(), z.unknown()).default({}),
+  expiration_date: z.string().nullable().default(null),
+  model_hub_id: z.string().nullable().default(null),
+  knowledge_cutoff: z.string().nullable().default(null),
+  per_request_limits: z.object({
+    prompt_tokens: z.number().int().nullable().default(null),
+    completion_tokens: z.number().int().nullable().default(null),
+  }).default({ prompt_tokens: null, completion_tokens: null }),
+  parameter_schema: z.record(z.string(), parameterSpec).default({}),
+  supported_voices: z.array(z.string()).nullable().default(null),
+  deployments: z.array(deploymentSchema).min(1),
+});
+
+export const catalogSchema = z.object({
+  providers: z.record(z.string(), providerSchema),
+  models: z.array(modelSchema),
+});
+
+export type Price = z.infer<typeof priceSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type Deployment = z.infer<typeof deploymentSchema>;
+export type CatalogModel = z.infer<typeof modelSchema>;
+export type Catalog = z.infer<typeof catalogSchema>;

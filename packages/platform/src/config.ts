@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * Typed configuration from the environment. Every service declares one zod schema; `loadConfig` validates
+ * it once at startup and fails with every offending variable named, so a misconfigured pod never starts.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+export const bool = (fallback: boolean) =>
+  z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1');
+
+/** Engine selection shared by every service that owns data: the store and bus ports. */
+export const engineEnv = {
+  STORE: z.enum(['embedded', 'mongo']).default('embedded'),
+  DATA_DIR: z.string().default('./data'),
+  MONGO_URL: z.string().optional(),
+  BUS: z.enum(['embedded', 'kafka']).default('embedded'),
+  KAFKA_BROKERS: z.string().optional(),
+};
+
+export type EngineConfig =
+  | { store: { engine: 'embedded'; dataDir: string } | { engine: 'mongo'; url: string } }
+  & { bus: { engine: 'embedded' } | { engine: 'kafka'; brokers: string[] } };
+
+/** Resolves the engine variables into port configuration, refusing a distributed engine without its URL. */
+export function engineConfig(env: { STORE: 'embedded' | 'mongo'; DATA_DIR: string; MONGO_URL?: string; BUS: 'embedded' | 'kafka'; KAFKA_BROKERS?: string }, service: string): EngineConfig {
+  if (env.STORE === 'mongo' && !env.MONGO_URL) throw new Error('Invalid configuration: MONGO_URL is required when STORE=mongo');
+  if (env.BUS === 'kafka' && !env.KAFKA_BROKERS) throw new Error('Invalid configuration: KAFKA_BROKERS is required when BUS=kafka');
+  return {
+    store: env.STORE === 'mongo' ? { engine: 'mongo', url: env.MONGO_URL! } : { engine: 'embedded', dataDir: `${env.DATA_DIR}/${service}` },
+    bus: env.BUS === 'kafka' ? { engine: 'kafka', brokers: env.KAFKA_BROKERS!.split(',').map((b) => b.trim()).filter(Boolean) } : { engine: 'embedded' },
+  };
+}

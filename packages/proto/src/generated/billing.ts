@@ -1,0 +1,33 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { Balance as _gateway_billing_v1_Balance, Balance__Output as _gateway_billing_v1_Balance__Output } from './gateway/billing/v1/Balance';
+import type { BillingServiceClient as _gateway_billing_v1_BillingServiceClient, BillingServiceDefinition as _gateway_billing_v1_BillingServiceDefinition } from './gateway/billing/v1/BillingService';
+import type { GetBalanceRequest as _gateway_billing_v1_GetBalanceRequest, GetBalanceRequest__Output as _gateway_billing_v1_GetBalanceRequest__Output } from './gateway/billing/v1/GetBalanceRequest';
+import type { GetKeyUsageRequest as _gateway_billing_v1_GetKeyUsageRequest, GetKeyUsageRequest__Output as _gateway_billing_v1_GetKeyUsageRequest__Output } from './gateway/billing/v1/GetKeyUsageRequest';
+import type { GetKeyUsageResponse as _gateway_billing_v1_GetKeyUsageResponse, GetKeyUsageResponse__Output as _gateway_billing_v1_GetKeyUsageResponse__Output } from './gateway/billing/v1/GetKeyUsageResponse';
+import type { KeyUsage as _gateway_billing_v1_KeyUsage, KeyUsage__Output as _gateway_billing_v1_KeyUsage__Output } from './gateway/billing/v1/KeyUsage';
+import type { PreauthorizeRequest as _gateway_billing_v1_PreauthorizeRequest, PreauthorizeRequest__Output as _gateway_billing_v1_PreauthorizeRequest__Output } from './gateway/billing/v1/PreauthorizeRequest';
+import type { PreauthorizeResponse as _gateway_billing_v1_PreauthorizeResponse, PreauthorizeResponse__Output as _gateway_billing_v1_PreauthorizeResponse__Output } from './gateway/billing/v1/PreauthorizeResponse';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  gateway: {
+    billing: {
+      v1: {
+        Balance: MessageTypeDefinition<_gateway_billing_v1_Balance, _gateway_billing_v1_Balance__Output>
+        BillingService: SubtypeConstructor<typeof grpc.Client, _gateway_billing_v1_BillingServiceClient> & { service: _gateway_billing_v1_BillingServiceDefinition }
+        GetBalanceRequest: MessageTypeDefinition<_gateway_billing_v1_GetBalanceRequest, _gateway_billing_v1_GetBalanceRequest__Output>
+        GetKeyUsageRequest: MessageTypeDefinition<_gateway_billing_v1_GetKeyUsageRequest, _gateway_billing_v1_GetKeyUsageRequest__Output>
+        GetKeyUsageResponse: MessageTypeDefinition<_gateway_billing_v1_GetKeyUsageResponse, _gateway_billing_v1_GetKeyUsageResponse__Output>
+        KeyUsage: MessageTypeDefinition<_gateway_billing_v1_KeyUsage, _gateway_billing_v1_KeyUsage__Output>
+        PreauthorizeRequest: MessageTypeDefinition<_gateway_billing_v1_PreauthorizeRequest, _gateway_billing_v1_PreauthorizeRequest__Output>
+        PreauthorizeResponse: MessageTypeDefinition<_gateway_billing_v1_PreauthorizeResponse, _gateway_billing_v1_PreauthorizeResponse__Output>
+      }
+    }
+  }
+}
+

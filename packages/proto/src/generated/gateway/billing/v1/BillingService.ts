@@ -1,0 +1,76 @@
+// Original file: ../../protos/gateway/billing/v1/billing.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { Balance as _gateway_billing_v1_Balance, Balance__Output as _gateway_billing_v1_Balance__Output } from '../../../gateway/billing/v1/Balance';
+import type { GetBalanceRequest as _gateway_billing_v1_GetBalanceRequest, GetBalanceRequest__Output as _gateway_billing_v1_GetBalanceRequest__Output } from '../../../gateway/billing/v1/GetBalanceRequest';
+import type { GetKeyUsageRequest as _gateway_billing_v1_GetKeyUsageRequest, GetKeyUsageRequest__Output as _gateway_billing_v1_GetKeyUsageRequest__Output } from '../../../gateway/billing/v1/GetKeyUsageRequest';
+import type { GetKeyUsageResponse as _gateway_billing_v1_GetKeyUsageResponse, GetKeyUsageResponse__Output as _gateway_billing_v1_GetKeyUsageResponse__Output } from '../../../gateway/billing/v1/GetKeyUsageResponse';
+import type { PreauthorizeRequest as _gateway_billing_v1_PreauthorizeRequest, PreauthorizeRequest__Output as _gateway_billing_v1_PreauthorizeRequest__Output } from '../../../gateway/billing/v1/PreauthorizeRequest';
+import type { PreauthorizeResponse as _gateway_billing_v1_PreauthorizeResponse, PreauthorizeResponse__Output as _gateway_billing_v1_PreauthorizeResponse__Output } from '../../../gateway/billing/v1/PreauthorizeResponse';
+
+export interface BillingServiceClient extends grpc.Client {
+  GetBalance(argument: _gateway_billing_v1_GetBalanceRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  GetBalance(argument: _gateway_billing_v1_GetBalanceRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  GetBalance(argument: _gateway_billing_v1_GetBalanceRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  GetBalance(argument: _gateway_billing_v1_GetBalanceRequest, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  getBalance(argument: _gateway_billing_v1_GetBalanceRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  getBalance(argument: _gateway_billing_v1_GetBalanceRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  getBalance(argument: _gateway_billing_v1_GetBalanceRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  getBalance(argument: _gateway_billing_v1_GetBalanceRequest, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Spend per key, for key management views.
+   */
+  GetKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  GetKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  GetKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  GetKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Spend per key, for key management views.
+   */
+  getKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  getKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  getKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  getKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Checks that the account can spend (wallet + credit > 0) and the key is under its limit.
+   * Refusal is FAILED_PRECONDITION carrying the 402 error.
+   */
+  Preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  Preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  Preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  Preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Checks that the account can spend (wallet + credit > 0) and the key is under its limit.
+   * Refusal is FAILED_PRECONDITION carrying the 402 error.
+   */
+  preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
+  
+}
+
+export interface BillingServiceHandlers extends grpc.UntypedServiceImplementation {
+  GetBalance: grpc.handleUnaryCall<_gateway_billing_v1_GetBalanceRequest__Output, _gateway_billing_v1_Balance>;
+  
+  /**
+   * Spend per key, for key management views.
+   */
+  GetKeyUsage: grpc.handleUnaryCall<_gateway_billing_v1_GetKeyUsageRequest__Output, _gateway_billing_v1_GetKeyUsageResponse>;
+  
+  /**
+   * Checks that the account can spend (wallet + credit > 0) and the key is under its limit.
+   * Refusal is FAILED_PRECONDITION carrying the 402 error.
+   */
+  Preauthorize: grpc.handleUnaryCall<_gateway_billing_v1_PreauthorizeRequest__Output, _gateway_billing_v1_PreauthorizeResponse>;
+  
+}
+
+export interface BillingServiceDefinition extends grpc.ServiceDefinition {
+  GetBalance: MethodDefinition<_gateway_billing_v1_GetBalanceRequest, _gateway_billing_v1_Balance, _gateway_billing_v1_GetBalanceRequest__Output, _gateway_billing_v1_Balance__Output>
+  GetKeyUsage: MethodDefinition<_gateway_billing_v1_GetKeyUsageRequest, _gateway_billing_v1_GetKeyUsageResponse, _gateway_billing_v1_GetKeyUsageRequest__Output, _gateway_billing_v1_GetKeyUsageResponse__Output>
+  Preauthorize: MethodDefinition<_gateway_billing_v1_PreauthorizeRequest, _gateway_billing_v1_PreauthorizeResponse, _gateway_billing_v1_PreauthorizeRequest__Output, _gateway_billing_v1_PreauthorizeResponse__Output>
+}

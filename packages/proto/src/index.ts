@@ -1,0 +1,47 @@
+import * as path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { ProtoGrpcType as HealthProto } from './generated/health';
+import type { ProtoGrpcType as KeysProto } from './generated/keys';
+import type { ProtoGrpcType as BillingProto } from './generated/billing';
+
+/**
+ * Runtime loading of the contracts in `protos/` with the same options the types were generated with
+ * (`pnpm --filter @gw/proto generate`): snake_case fields, int64 as number (USD micros stay far below 2^53).
+ */
+export const PROTO_ROOT = path.resolve(__dirname, '../../../protos');
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+  includeDirs: [PROTO_ROOT],
+};
+
+function load<T>(file: string): T {
+  return grpc.loadPackageDefinition(protoLoader.loadSync(file, LOADER_OPTIONS)) as unknown as T;
+}
+
+export const healthProto = load<HealthProto>('grpc/health/v1/health.proto');
+export const keysProto = load<KeysProto>('gateway/keys/v1/keys.proto');
+export const billingProto = load<BillingProto>('gateway/billing/v1/billing.proto');
+
+export type { HealthHandlers } from './generated/grpc/health/v1/Health';
+export type { KeysServiceClient, KeysServiceHandlers } from './generated/gateway/keys/v1/KeysService';
+export type { AuthenticateResponse__Output as AuthenticateResult } from './generated/gateway/keys/v1/AuthenticateResponse';
+export type { BillingServiceClient, BillingServiceHandlers } from './generated/gateway/billing/v1/BillingService';
+export type { Balance, Balance__Output } from './generated/gateway/billing/v1/Balance';
+export type { KeyUsage, KeyUsage__Output } from './generated/gateway/billing/v1/KeyUsage';
+export type { UsageEvent__Output as UsageEvent } from './generated/gateway/events/v1/UsageEvent';
+export type { Usage__Output as EventUsage } from './generated/gateway/events/v1/Usage';
+export type { BalanceChanged__Output as BalanceChanged } from './generated/gateway/events/v1/BalanceChanged';
+export type { KeySpend__Output as KeySpend } from './generated/gateway/events/v1/KeySpend';
+export type { KeyChanged__Output as KeyChanged } from './generated/gateway/events/v1/KeyChanged';
+
+/** Bus topics and their message types (JSON encoding of the events.proto messages). */
+export const TOPICS = {
+  usage: 'gateway.usage.v1',
+  balance: 'gateway.balance.v1',
+  keys: 'gateway.keys.v1',
+} as const;
