@@ -81,6 +81,7 @@ export function sendError(res: Response, err: unknown, traceId: string): void {
 
 /** body-parser failures arrive as plain errors with a `type`; they are the caller's fault, not ours. */
 function fromExpressError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
   const bp = err as { type?: string; status?: number };
   if (bp?.type === 'entity.too.large') return new PayloadTooLargeError();
   if (bp?.type === 'entity.parse.failed') return new InputError('Request body is not valid JSON', null, 'invalid_json');

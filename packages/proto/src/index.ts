@@ -45,3 +45,5 @@ export const TOPICS = {
   balance: 'gateway.balance.v1',
   keys: 'gateway.keys.v1',
 } as const;
+export type { PreauthorizeRequest } from './generated/gateway/billing/v1/PreauthorizeRequest';
+export type { PreauthorizeResponse__Output as PreauthorizeResult } from './generated/gateway/billing/v1/PreauthorizeResponse';

@@ -1,0 +1,102 @@
+import type { BusMessage, OutgoingMessage, Subscription } from './port';
+import { BatchingPublisher } from './batching-publisher';
+import { createOutbox, type Outbox } from './outbox';
+import { EngineHarness, uniqueName, waitFor } from './testing/engines';
+import { switchableBus } from './testing/switchable-bus';
+
+jest.setTimeout(30_000);
+
+describe('BatchingPublisher', () => {
+  let h: EngineHarness;
+  let subscription: Subscription | undefined;
+  let outbox: Outbox | undefined;
+
+  beforeEach(async () => {
+    h = await EngineHarness.create('embedded');
+  });
+
+  afterEach(async () => {
+    await outbox?.close();
+    await subscription?.stop();
+    await h.dispose();
+    outbox = subscription = undefined;
+  });
+
+  async function setup(opts: { lingerMs?: number; maxBatch?: number } = {}) {
+    const real = await h.bus();
+    const switchable = switchableBus(real);
+    outbox = createOutbox({ bus: switchable.bus, store: await h.openedStore(), logger: h.logger, relayIntervalMs: 50 });
+    const publisher = new BatchingPublisher({ outbox, logger: h.logger, ...opts });
+    return { real, publisher, publishCalls: switchable.publishCalls };
+  }
+
+  async function consume(topics: string[]) {
+    const received: BusMessage<{ n: number }>[] = [];
+    subscription = await (await h.bus()).subscribe<{ n: number }>({ topics, group: uniqueName('g'), handleBatch: async (b) => void received.push(...b) });
+    return received;
+  }
+
+  it('sends a burst as a few publishes per topic, off the caller’s path', async () => {
+    const [a, b] = [uniqueName('calls'), uniqueName('spend')];
+    const { publisher, publishCalls } = await setup({ lingerMs: 5, maxBatch: 500 });
+    const received = await consume([a, b]);
+
+    for (let n = 0; n < 1000; n++) publisher.enqueue(n % 2 ? a : b, { key: `acct-${n % 4}`, value: { n } });
+    expect(publishCalls()).toBe(0); // nothing happened synchronously
+    await publisher.flush();
+
+    expect(publishCalls()).toBeLessThanOrEqual(4);
+    await waitFor('every event', () => received.length >= 1000);
+    expect(received.map((m) => m.value.n).sort((x, y) => x - y)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
+    for (const topic of [a, b]) {
+      const seen = received.filter((m) => m.topic === topic).map((m) => m.value.n);
+      expect(seen).toEqual([...seen].sort((x, y) => x - y));
+    }
+    await publisher.close();
+  });
+
+  it('sends a lone event after the linger time without a flush', async () => {
+    const topic = uniqueName('calls');
+    const { publisher } = await setup({ lingerMs: 5 });
+    const received = await consume([topic]);
+    publisher.enqueue(topic, { key: 'k', value: { n: 1 } });
+    await waitFor('the lingering event', () => received.length === 1, 5_000);
+    await publisher.close();
+  });
+
+  it('drains everything on close and refuses events after it', async () => {
+    const topic = uniqueName('calls');
+    const { publisher } = await setup({ lingerMs: 60_000 });
+    const received = await consume([topic]);
+    for (let n = 0; n < 25; n++) publisher.enqueue(topic, { key: 'k', value: { n } });
+    await publisher.close();
+    expect(publisher.size).toBe(0);
+    expect(() => publisher.enqueue(topic, { key: 'k', value: { n: 99 } })).toThrow(/closed/);
+    await waitFor('the drained events', () => received.length >= 25);
+    expect(received.map((m) => m.value.n)).toEqual(Array.from({ length: 25 }, (_, n) => n));
+  });
+
+  it('keeps events, in order, when the outbox itself refuses them, and sends them on the next flush', async () => {
+    const sent: OutgoingMessage[][] = [];
+    let refuse = true;
+    const publisher = new BatchingPublisher({
+      outbox: {
+        publish: async (_topic, messages) => {
+          if (refuse) throw new Error('store is down (test)');
+          sent.push(messages as OutgoingMessage[]);
+        },
+      },
+      logger: h.logger,
+      lingerMs: 60_000,
+    });
+    publisher.enqueue('t', { key: 'k', value: 1 });
+    publisher.enqueue('t', { key: 'k', value: 2 });
+    await expect(publisher.flush()).rejects.toThrow(/store is down/);
+    publisher.enqueue('t', { key: 'k', value: 3 });
+    expect(publisher.size).toBe(3);
+    refuse = false;
+    await publisher.close();
+    expect(sent.flat().map((m) => m.value)).toEqual([1, 2, 3]);
+    expect(publisher.size).toBe(0);
+  });
+});

@@ -1,0 +1,105 @@
+import type { Logger } from '@gw/platform';
+import type { OutgoingMessage } from './port';
+import type { Outbox } from './outbox';
+import { Backoff } from './internal/async';
+
+export interface BatchingPublisherOptions {
+  outbox: Pick<Outbox, 'publish'>;
+  logger: Logger;
+  /** How long an event may wait for company before its batch leaves. */
+  lingerMs?: number;
+  /** A topic's batch leaves at once when it reaches this size. */
+  maxBatch?: number;
+}
+
+/**
+ * Collects events off the caller's path and sends them through the outbox in one publish per topic, so a
+ * burst of calls costs one bus write (or one outbox write) instead of one per event. Batches leave in
+ * enqueue order, one flush at a time.
+ */
+export class BatchingPublisher {
+  private buffers = new Map<string, OutgoingMessage[]>();
+  private buffered = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly backoff = new Backoff(100, 5_000);
+  private readonly lingerMs: number;
+  private readonly maxBatch: number;
+  private readonly logger: Logger;
+
+  constructor(private readonly opts: BatchingPublisherOptions) {
+    this.lingerMs = opts.lingerMs ?? 5;
+    this.maxBatch = opts.maxBatch ?? 500;
+    this.logger = opts.logger.child({ component: 'batching-publisher' });
+  }
+
+  /** Buffers one event; never blocks and never throws unless the publisher is closed. */
+  enqueue<T>(topic: string, message: OutgoingMessage<T>): void {
+    if (this.closed) throw new Error('batching publisher is closed');
+    let buffer = this.buffers.get(topic);
+    if (!buffer) this.buffers.set(topic, (buffer = []));
+    buffer.push(message);
+    this.buffered++;
+    if (buffer.length >= this.maxBatch) void this.flush().catch(() => undefined);
+    else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.lingerMs);
+  }
+
+  /** Number of events not yet handed to the outbox. */
+  get size(): number {
+    return this.buffered;
+  }
+
+  /** Sends everything buffered so far; rejects if the outbox refused (the events stay buffered for a retry). */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const next = this.chain.then(() => this.sendBuffered());
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Drains every buffered event (graceful shutdown); further enqueues throw. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  private async sendBuffered(): Promise<void> {
+    const batches = this.buffers;
+    this.buffers = new Map();
+    for (const [topic, messages] of batches) {
+      for (let i = 0; i < messages.length; i += this.maxBatch) {
+        const slice = messages.slice(i, i + this.maxBatch);
+        try {
+          await this.opts.outbox.publish(topic, slice);
+          this.buffered -= slice.length;
+        } catch (err) {
+          this.requeue(topic, messages.slice(i), batches, err);
+          throw err;
+        }
+      }
+      batches.delete(topic);
+    }
+    this.backoff.reset();
+  }
+
+  /** Puts unsent events back in front of anything enqueued meanwhile, and schedules a retry. */
+  private requeue(failedTopic: string, unsent: OutgoingMessage[], rest: Map<string, OutgoingMessage[]>, err: unknown): void {
+    const merged = new Map<string, OutgoingMessage[]>();
+    merged.set(failedTopic, unsent);
+    for (const [topic, messages] of rest) if (topic !== failedTopic) merged.set(topic, messages);
+    for (const [topic, messages] of this.buffers) merged.set(topic, [...(merged.get(topic) ?? []), ...messages]);
+    this.buffers = merged;
+    const delay = this.backoff.next();
+    this.logger.error({ err, topic: failedTopic, pending: this.buffered, retryInMs: delay }, 'outbox refused events; will retry');
+    if (!this.closed) {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.flush().catch(() => undefined), delay);
+    }
+  }
+}
+
+export function createBatchingPublisher(opts: BatchingPublisherOptions): BatchingPublisher {
+  return new BatchingPublisher(opts);
+}

@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createStore, type Store } from '@gw/store';
+import type { Bus, BusMessage, Subscription } from '../port';
+import { testLogger, uniqueName, waitFor } from '../testing/engines';
+import { createEmbeddedBus, type EmbeddedBusOptions } from './embedded-bus';
+import type { LogEntryDoc, TopicDoc } from './docs';
+import { logCollectionName, TOPICS_COLLECTION } from './names';
+
+/** Behaviour only the embedded engine has: lease hand-over, trimming, gaps, the store layout. */
+describe('embedded bus', () => {
+  let dataDir: string;
+  let store: Store;
+  let buses: Bus[];
+  let subscriptions: Subscription[];
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'gw-bus-embedded-'));
+    store = createStore({ engine: 'embedded', dataDir });
+    buses = [];
+    subscriptions = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(subscriptions.map((s) => s.stop()));
+    await Promise.all(buses.map((b) => b.close()));
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  function bus(opts: Partial<EmbeddedBusOptions> = {}): Bus {
+    const b = createEmbeddedBus({ store, logger: testLogger(), ...opts });
+    buses.push(b);
+    return b;
+  }
+
+  async function consume(b: Bus, topic: string, group: string, from?: 'earliest' | 'latest') {
+    const received: BusMessage<number>[] = [];
+    const sub = await b.subscribe<number>({ topics: [topic], group, from, handleBatch: async (batch) => void received.push(...batch) });
+    subscriptions.push(sub);
+    return { received, sub };
+  }
+
+  const numbers = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ key: 'k', value: from + i }));
+  const log = (topic: string) => store.collection<LogEntryDoc>(logCollectionName(topic));
+
+  it('hands a group over at once when its consuming member stops, without waiting out the lease', async () => {
+    const topic = uniqueName('handover');
+    const group = uniqueName('g');
+    const first = await consume(bus({ leaseMs: 60_000 }), topic, group);
+    const second = await consume(bus({ leaseMs: 60_000 }), topic, group);
+    const publisher = bus();
+    await publisher.publish(topic, numbers(0, 10));
+    await waitFor('the first ten', () => first.received.length + second.received.length >= 10);
+    const owner = first.received.length > 0 ? first : second;
+    const other = owner === first ? second : first;
+    expect(other.received).toHaveLength(0);
+
+    await owner.sub.stop();
+    await publisher.publish(topic, numbers(10, 5));
+    await waitFor('the other member to take over', () => other.received.length >= 5, 3_000);
+    expect(other.received.map((m) => m.value)).toEqual([10, 11, 12, 13, 14]);
+  });
+
+  it('starts a `latest` group after what was published before it subscribed', async () => {
+    const topic = uniqueName('latest');
+    const b = bus();
+    await b.publish(topic, numbers(0, 3));
+    const { received } = await consume(b, topic, uniqueName('g'), 'latest');
+    await b.publish(topic, numbers(3, 2));
+    await waitFor('the new messages', () => received.length >= 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(received.map((m) => m.value)).toEqual([3, 4]);
+  });
+
+  it('trims entries every group has committed, and a later group starts at what is left', async () => {
+    const topic = uniqueName('trim');
+    const b = bus({ trimIntervalMs: 50 });
+    const fast = await consume(b, topic, uniqueName('fast'));
+    const slowGroup = uniqueName('slow');
+    let slowHandled = 0;
+    const slow = await b.subscribe<number>({
+      topics: [topic],
+      group: slowGroup,
+      maxBatch: 10,
+      handleBatch: async () => {
+        slowHandled += 10;
+        if (slowHandled > 20) throw new Error('stuck (test)'); // commits 20, then stops moving
+      },
+    });
+    subscriptions.push(slow);
+    await b.publish(topic, numbers(1, 50));
+    await waitFor('the fast group', () => fast.received.length >= 50);
+    await waitForAsync(async () => (await log(topic).count({})) === 30);
+    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(20);
+
+    const late = await consume(b, topic, uniqueName('late'));
+    await waitFor('the late group to read what was kept', () => late.received.length >= 30, 3_000);
+    expect(late.received.map((m) => m.value)).toEqual(numbers(21, 30).map((m) => m.value));
+  });
+
+  it('waits for a missing sequence, then skips it after the grace period', async () => {
+    const topic = uniqueName('gap');
+    const b = bus({ gapGraceMs: 400 });
+    const { received } = await consume(b, topic, uniqueName('g'));
+    await b.publish(topic, numbers(1, 2));
+    await waitFor('the first two', () => received.length >= 2);
+    // A publisher that reserved sequence 3 and died before writing it.
+    await store.collection<TopicDoc>(TOPICS_COLLECTION).updateOne({ _id: topic }, { $inc: { seq: 1 } });
+    const published = Date.now();
+    await b.publish(topic, numbers(4, 2));
+    await waitFor('the messages after the gap', () => received.length >= 4, 5_000);
+    expect(Date.now() - published).toBeGreaterThanOrEqual(350);
+    expect(received.map((m) => m.offset)).toEqual(['1', '2', '4', '5']);
+  });
+
+  it('stores one publish call as one entry per message with consecutive sequences', async () => {
+    const topic = uniqueName('layout');
+    const b = bus();
+    await b.publish(topic, [
+      { key: 'a', value: { 'dotted.key': 1, $dollar: true } },
+      { key: 'b', value: null },
+    ]);
+    const entries = await log(topic).find({}, { sort: { seq: 1 } });
+    expect(entries.map((e) => [e.seq, e.key])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    const { received } = await consume(b, topic, uniqueName('g'));
+    await waitFor('both', () => received.length >= 2);
+    expect(received.map((m) => m.value)).toEqual([{ 'dotted.key': 1, $dollar: true }, null]);
+  });
+
+  it('refuses topic names Kafka would refuse', async () => {
+    await expect(bus().publish('bad topic!', [{ key: 'k', value: 1 }])).rejects.toThrow(/invalid topic name/);
+  });
+});
+
+async function waitForAsync(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

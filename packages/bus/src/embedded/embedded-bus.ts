@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@gw/platform';
+import type { Store } from '@gw/store';
+import type { Bus, BusMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../port';
+import { KeyedQueue } from '../internal/async';
+import type { GroupDoc } from './docs';
+import { GroupLease } from './group-lease';
+import { assertTopicName, GROUPS_COLLECTION } from './names';
+import { TopicConsumer, type TopicConsumerTimings } from './topic-consumer';
+import { TopicLogs } from './topic-log';
+import { topicEvents } from './wakeups';
+
+export interface EmbeddedBusOptions {
+  store: Store;
+  logger: Logger;
+  /** How long a member's claim on a group outlives it: a crashed member's messages move on after this. */
+  leaseMs?: number;
+  pollMs?: number;
+  gapGraceMs?: number;
+  /** How often entries every group has committed are deleted; 0 disables trimming. */
+  trimIntervalMs?: number;
+}
+
+const DEFAULT_MAX_BATCH = 500;
+
+export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
+  const { store } = opts;
+  const logger = opts.logger.child({ bus: 'embedded' });
+  const timings: TopicConsumerTimings = {
+    leaseMs: opts.leaseMs ?? 10_000,
+    pollMs: opts.pollMs ?? 1_000,
+    gapGraceMs: opts.gapGraceMs ?? 10_000,
+  };
+  const logs = new TopicLogs(store);
+  const groups = store.collection<GroupDoc>(GROUPS_COLLECTION);
+  const events = topicEvents(store);
+  const subscriptions = new Set<Subscription>();
+  const touchedTopics = new Set<string>();
+  let closed = false;
+
+  const trimIntervalMs = opts.trimIntervalMs ?? 60_000;
+  const trimTimer = trimIntervalMs > 0 ? setInterval(() => void trimAll(), trimIntervalMs) : undefined;
+  trimTimer?.unref();
+  let trimRun: Promise<void> | null = null;
+  function trimAll(): Promise<void> {
+    trimRun ??= trimTopics().finally(() => (trimRun = null));
+    return trimRun;
+  }
+  async function trimTopics(): Promise<void> {
+    for (const topic of touchedTopics) {
+      try {
+        const deleted = await logs.trim(topic);
+        if (deleted > 0) logger.debug({ topic, deleted }, 'bus trimmed consumed entries');
+      } catch (err) {
+        logger.warn({ err, topic }, 'bus trim failed');
+      }
+    }
+  }
+
+  return {
+    engine: 'embedded',
+
+    async publish<T>(topic: string, messages: OutgoingMessage<T>[]): Promise<void> {
+      if (closed) throw new Error('bus is closed');
+      assertTopicName(topic);
+      if (messages.length === 0) return;
+      touchedTopics.add(topic);
+      await logs.append(topic, messages);
+      events.emit(topic);
+    },
+
+    async subscribe<T>(sub: SubscribeOptions<T>): Promise<Subscription> {
+      if (closed) throw new Error('bus is closed');
+      sub.topics.forEach(assertTopicName);
+      const member = randomUUID();
+      const log = logger.child({ group: sub.group, member });
+      // One handler call at a time per subscription, as with one Kafka consumer.
+      const handlerQueue = new KeyedQueue();
+      const handle = (messages: BusMessage<T>[]) => handlerQueue.run('', () => sub.handleBatch(messages));
+      const consumers: TopicConsumer<T>[] = [];
+      for (const topic of sub.topics) {
+        touchedTopics.add(topic);
+        const lease = new GroupLease(groups, sub.group, topic, member, timings.leaseMs);
+        // The group's start is fixed here, so everything published after subscribe() resolves is seen.
+        const initialOffset = sub.from === 'latest' ? ((await logs.meta(topic))?.seq ?? 0) : 0;
+        await lease.ensure(initialOffset);
+        consumers.push(new TopicConsumer(topic, logs, lease, events, handle, sub.maxBatch ?? DEFAULT_MAX_BATCH, timings, log.child({ topic })));
+      }
+      consumers.forEach((c) => c.start());
+
+      let stopped: Promise<void> | undefined;
+      const subscription: Subscription = {
+        stop() {
+          stopped ??= (async () => {
+            subscriptions.delete(subscription);
+            await Promise.all(consumers.map((c) => c.stop()));
+          })();
+          return stopped;
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    ping: () => store.ping(),
+
+    /** Stops this bus's consumers; the store belongs to the caller and stays open. */
+    async close(): Promise<void> {
+      closed = true;
+      clearInterval(trimTimer);
+      await trimRun;
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { createEmbeddedBus, type EmbeddedBusOptions } from './embedded-bus';

@@ -1,0 +1,161 @@
+import type { EventEmitter } from 'node:events';
+import type { Logger } from '@gw/platform';
+import type { BusMessage } from '../port';
+import { Backoff, sleep } from '../internal/async';
+import type { LogEntryDoc } from './docs';
+import type { GroupLease } from './group-lease';
+import type { TopicLogs } from './topic-log';
+import { Waiter } from './wakeups';
+
+export interface TopicConsumerTimings {
+  /** Fallback poll when nothing woke us (another process published, a lease expired). */
+  pollMs: number;
+  leaseMs: number;
+  /** How long a missing sequence may stay missing (a publisher still writing it) before it is skipped. */
+  gapGraceMs: number;
+}
+
+/** How soon to look again while waiting for a missing sequence to appear. */
+const GAP_RECHECK_MS = 25;
+
+/**
+ * One group member's loop over one topic: hold the group's lease, read entries after the committed offset,
+ * hand them over, commit after success. A throw or a crash leaves the offset where it was, so the same
+ * entries come again.
+ */
+export class TopicConsumer<T> {
+  private stopped = false;
+  private readonly stopping = new AbortController();
+  private owned = false;
+  private offset = 0;
+  private gapSince: number | null = null;
+  private readonly waiter = new Waiter();
+  private readonly backoff = new Backoff();
+  private renewTimer: NodeJS.Timeout | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly topic: string,
+    private readonly logs: TopicLogs,
+    private readonly lease: GroupLease,
+    private readonly events: EventEmitter,
+    private readonly handle: (messages: BusMessage<T>[]) => Promise<void>,
+    private readonly maxBatch: number,
+    private readonly timings: TopicConsumerTimings,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.events.on(this.topic, this.waiter.wake);
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.timings.leaseMs / 3)));
+    this.renewTimer.unref();
+    this.loop = this.run();
+  }
+
+  /** Lets the running handler finish and its commit land, then gives the lease up for the next member. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    this.waiter.wake();
+    await this.loop;
+    this.events.off(this.topic, this.waiter.wake);
+    clearInterval(this.renewTimer);
+    if (this.owned) {
+      this.owned = false;
+      await this.lease.release().catch((err) => this.logger.warn({ err }, 'bus could not release its lease; it will expire'));
+      this.events.emit(this.topic);
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (!this.owned && !(await this.acquire())) {
+          await this.waiter.wait(Math.min(this.timings.pollMs, Math.max(50, this.timings.leaseMs / 4)));
+          continue;
+        }
+        const batch = await this.nextBatch();
+        if (this.stopped) break;
+        if (batch.length === 0) {
+          await this.waiter.wait(this.gapSince !== null ? GAP_RECHECK_MS : this.timings.pollMs);
+          continue;
+        }
+        await this.deliver(batch);
+      } catch (err) {
+        const delay = this.backoff.next();
+        this.logger.warn({ err, retryInMs: delay }, 'bus consumer step failed');
+        await sleep(delay, this.stopping.signal);
+      }
+    }
+  }
+
+  private async acquire(): Promise<boolean> {
+    const offset = await this.lease.claim();
+    if (offset === null) return false;
+    this.owned = true;
+    this.offset = offset;
+    this.gapSince = null;
+    return true;
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.owned || this.stopped) return;
+    try {
+      if (!(await this.lease.renew())) this.loseLease();
+    } catch (err) {
+      this.logger.warn({ err }, 'bus lease renewal failed');
+    }
+  }
+
+  private loseLease(): void {
+    if (this.owned) this.logger.warn('bus consumer lost its lease; another member took over');
+    this.owned = false;
+  }
+
+  private async deliver(entries: LogEntryDoc[]): Promise<void> {
+    const messages = entries.flatMap((e) => this.decode(e));
+    if (messages.length > 0) {
+      try {
+        await this.handle(messages);
+      } catch (err) {
+        const delay = this.backoff.next();
+        this.logger.warn({ err, offset: entries[0].seq, retryInMs: delay }, 'bus handler failed; batch will be redelivered');
+        await sleep(delay, this.stopping.signal);
+        return;
+      }
+    }
+    this.backoff.reset();
+    const last = entries[entries.length - 1].seq;
+    if (await this.lease.commit(last)) this.offset = last;
+    else this.loseLease();
+  }
+
+  /** The entries that directly follow the offset; stops at a gap, which is waited out for `gapGraceMs`. */
+  private async nextBatch(): Promise<LogEntryDoc[]> {
+    const entries = await this.logs.read(this.topic, this.offset, this.maxBatch);
+    if (entries.length === 0) return [];
+    const first = entries[0].seq;
+    if (first !== this.offset + 1) {
+      const trimmedThrough = (await this.logs.meta(this.topic))?.trimmedThrough ?? 0;
+      if (first !== Math.max(this.offset, trimmedThrough) + 1) {
+        const now = Date.now();
+        this.gapSince ??= now;
+        if (now - this.gapSince < this.timings.gapGraceMs) return [];
+        this.logger.warn({ from: this.offset + 1, to: first - 1 }, 'bus skips sequences that never appeared (a publisher failed mid-append)');
+      }
+    }
+    this.gapSince = null;
+    let end = 1;
+    while (end < entries.length && entries[end].seq === entries[end - 1].seq + 1) end++;
+    return entries.slice(0, end);
+  }
+
+  private decode(e: LogEntryDoc): BusMessage<T>[] {
+    try {
+      return [{ topic: this.topic, partition: 0, offset: String(e.seq), key: e.key, value: JSON.parse(e.value) as T }];
+    } catch (err) {
+      this.logger.error({ err, offset: e.seq }, 'bus entry is not JSON; skipped');
+      return [];
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export { createKafkaBus, type KafkaBusOptions } from './kafka-bus';

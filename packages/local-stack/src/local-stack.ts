@@ -1,0 +1,59 @@
+import { loadBillingConfig, startBillingService } from '@gw/billing';
+import { loadEdgeConfig, startEdge, type RunningEdge } from '@gw/edge';
+import { loadInferenceConfig, startInferenceService } from '@gw/inference';
+import { loadKeysConfig, startKeysService } from '@gw/keys';
+import { createBus, type Bus } from '@gw/bus';
+import { createStore, type Store } from '@gw/store';
+import { startOpenAISimulator } from '@gw/simulators';
+import type { Logger, RunningService } from '@gw/platform';
+import * as path from 'node:path';
+
+export interface LocalStackOptions {
+  dataDir: string;
+  /** Environment the services read their configuration from (ports, seeds, catalogue). */
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Start the OpenAI-format simulator the default catalogue routes its simulated model to. */
+  simulatorPort?: number;
+}
+
+export interface LocalStack {
+  edge: RunningEdge;
+  bus: Bus;
+  services: RunningService[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Every service in one process with the embedded engines: each service keeps its own on-disk store (it owns
+ * its collections) and all share one durable embedded bus. The same start functions run as separate
+ * processes in production; only the wiring differs.
+ */
+export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
+  const { env, logger } = opts;
+  const stores: Store[] = [];
+  const openStore = (name: string) => {
+    const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name) });
+    stores.push(s);
+    return s;
+  };
+  const bus = createBus({ engine: 'embedded', store: openStore('bus') }, logger.child({ service: 'bus' }));
+  const simulator = opts.simulatorPort !== undefined ? await startOpenAISimulator({ port: opts.simulatorPort }) : null;
+
+  const billing = await startBillingService({ config: loadBillingConfig(env), store: openStore('billing'), bus, logger: logger.child({ service: 'billing' }) });
+  const keys = await startKeysService({ config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }) });
+  const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
+  const edge = await startEdge({ config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }) });
+  const services = [edge, inference, keys, billing];
+  return {
+    edge,
+    bus,
+    services,
+    stop: async () => {
+      for (const s of services) await s.stop();
+      await simulator?.close();
+      await bus.close();
+      for (const s of stores) await s.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { createLogger, installShutdown } from '@gw/platform';
+import * as path from 'node:path';
+import { startLocalStack } from './local-stack';
+
+/**
+ * `pnpm start`: the whole gateway on one machine with the embedded engines, a local account with credit,
+ * and the simulated model routed to a simulator on loopback, so the first call works offline.
+ */
+async function main() {
+  const logger = createLogger('gateway', process.env.LOG_LEVEL ?? 'warn');
+  const root = path.resolve(__dirname, '../../..');
+  const env: NodeJS.ProcessEnv = { SIMULATOR_API_KEY: 'local-simulator', ...process.env };
+  const dataDir = path.resolve(env.DATA_DIR ?? path.join(root, 'data'));
+  const stack = await startLocalStack({ dataDir, env, logger, simulatorPort: Number(env.SIMULATOR_PORT ?? 4010) });
+  installShutdown(logger, [{ name: 'stack', run: () => stack.stop() }]);
+  const base = `http://127.0.0.1:${stack.edge.httpPort}/v1`;
+  process.stdout.write([
+    '',
+    `Gateway ready on ${base} (data in ${dataDir}).`,
+    'Try it (the management key was printed above on first start; later starts reuse it):',
+    `  curl ${base}/models`,
+    `  curl ${base}/chat/completions -H "Authorization: Bearer $GATEWAY_KEY" -H 'content-type: application/json' \\`,
+    `    -d '{"model":"simulated/echo-chat","messages":[{"role":"user","content":"hello gateway"}]}'`,
+    `  curl ${base}/billing/balance -H "Authorization: Bearer $GATEWAY_KEY"`,
+    '',
+  ].join('\n'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway failed to start: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

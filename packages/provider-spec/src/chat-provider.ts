@@ -1,0 +1,37 @@
+import type { ChatCompletion, ChatCompletionChunk } from './chat-completion';
+import type { ChatCompletionRequest } from './chat-request';
+import type { Usage } from './usage';
+
+/** Where and how to call one upstream model; resolved by routing before the provider is called. */
+export interface ChatTarget {
+  /** Up to and including the API version prefix, e.g. `https://api.example.com/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  /** The upstream's model id; replaces the public `model` of the request. */
+  providerModel: string;
+  extraHeaders?: Record<string, string>;
+  /** Whole-call deadline for non-streaming calls; for streams, the wait for headers and the longest gap between chunks. */
+  timeoutMs: number;
+}
+
+export interface ChatStream {
+  chunks: AsyncIterable<ChatCompletionChunk>;
+  /** The usage reported in the stream, once iteration has ended; null if the upstream sent none. */
+  usage(): Usage | null;
+}
+
+/**
+ * One upstream wire format. Failures are thrown as the platform's typed errors, tagged with
+ * `retryable` (see isRetryableUpstreamError).
+ */
+export interface ChatProvider {
+  readonly kind: string;
+  chat(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<{ completion: ChatCompletion; usage: Usage }>;
+  /**
+   * Resolves once the upstream answered with 2xx headers, so a failure before the first byte is a thrown
+   * typed error; a failure after it ends the iteration with a thrown typed error.
+   */
+  chatStream(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<ChatStream>;
+  /** Releases pooled upstream connections. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,6 @@
+export * from './chat-request';
+export * from './chat-completion';
+export * from './usage';
+export * from './chat-provider';
+export * from './retryable';
+export * from './server-sent-events';

@@ -1,0 +1,14 @@
+import type { ChatProvider } from '@gw/provider-spec';
+import { OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-provider';
+
+export type ChatProviderKind = 'openai-compatible';
+
+/** One provider per upstream wire format. Create each once per process: it owns the connection pools. */
+export function createChatProvider(kind: string): ChatProvider {
+  switch (kind) {
+    case 'openai-compatible':
+      return new OpenAICompatibleChatProvider();
+    default:
+      throw new Error(`Unknown chat provider kind "${kind}"`);
+  }
+}

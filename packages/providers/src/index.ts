@@ -1,0 +1,3 @@
+export { createChatProvider, type ChatProviderKind } from './create-chat-provider';
+export { OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-provider';
+export { OriginPools } from './http/origin-pools';

@@ -1,0 +1,104 @@
+import type { ChatCompletionRequest } from '@gw/provider-spec';
+import { convertToOpenAIChat, OPENAI_FIELD_POLICY } from './convert-to-openai-chat';
+
+const base: ChatCompletionRequest = { model: 'public/model', messages: [{ role: 'user', content: 'hi' }] };
+
+describe('convertToOpenAIChat', () => {
+  it('replaces the model and keeps the messages', () => {
+    expect(convertToOpenAIChat(base, 'gpt-4o-mini', false)).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+  });
+
+  const forwarded: Array<[keyof ChatCompletionRequest, unknown]> = [
+    ['temperature', 0.2],
+    ['top_p', 0.9],
+    ['frequency_penalty', 0.5],
+    ['presence_penalty', -0.5],
+    ['max_completion_tokens', 100],
+    ['max_tokens', 50],
+    ['tools', [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]],
+    ['tool_choice', { type: 'function', function: { name: 'f' } }],
+    ['parallel_tool_calls', false],
+    ['prompt_cache_key', 'k1'],
+    ['response_format', { type: 'json_schema', json_schema: { name: 's', strict: true, schema: { type: 'object' } } }],
+    ['logprobs', true],
+    ['top_logprobs', 3],
+    ['stop', ['\n\n', 'END']],
+    ['verbosity', 'low'],
+    ['seed', 42],
+    ['n', 2],
+    ['logit_bias', { '50256': -100 }],
+  ];
+  it.each(forwarded)('forwards %s unchanged', (field, value) => {
+    const body = convertToOpenAIChat({ ...base, [field]: value }, 'm', false);
+    expect(body[field]).toEqual(value);
+  });
+
+  const dropped: Array<[keyof ChatCompletionRequest, unknown]> = [
+    ['top_k', 40],
+    ['context_length', 8192],
+    ['previous_response_id', 'resp_1'],
+    ['conversation', { id: 'conv_1' }],
+    ['store', true],
+    ['truncation', 'auto'],
+    ['include', ['reasoning.encrypted_content']],
+    ['metadata', { user: 'u1' }],
+    ['provider_options', { region: 'eu' }],
+    ['schema_params', { strict: true }],
+    ['network_search', true],
+  ];
+  it.each(dropped)('does not forward %s', (field, value) => {
+    const body = convertToOpenAIChat({ ...base, [field]: value }, 'm', false);
+    expect(body).not.toHaveProperty(field);
+    expect(body).toEqual({ model: 'm', messages: base.messages });
+  });
+
+  it('covers every request field in the tables above', () => {
+    const tested = new Set([...forwarded, ...dropped].map(([field]) => field));
+    const converted = ['model', 'messages', 'stream', 'stream_options', 'extra_body', 'reasoning'];
+    expect([...tested, ...converted].sort()).toEqual(Object.keys(OPENAI_FIELD_POLICY).sort());
+  });
+
+  it.each([
+    ['non-stream, caller asked for a stream', { stream: true, stream_options: { include_usage: false } }, false, {}],
+    ['stream without include_usage', { stream: true }, true, { stream: true, stream_options: { include_usage: true } }],
+    ['stream with include_usage false', { stream: true, stream_options: { include_usage: false } }, true, { stream: true, stream_options: { include_usage: true } }],
+  ])('sets stream fields from the call kind: %s', (_name, fields, stream, expected) => {
+    const body = convertToOpenAIChat({ ...base, ...fields }, 'm', stream);
+    expect({ stream: body.stream, stream_options: body.stream_options }).toEqual({ stream: undefined, stream_options: undefined, ...expected });
+  });
+
+  it.each([
+    [{ effort: 'high' as const }, { reasoning_effort: 'high' }],
+    [{ enabled: true, effort: 'minimal' as const, max_tokens: 512, exclude: true }, { reasoning_effort: 'minimal' }],
+    [{ enabled: false }, {}],
+  ])('maps reasoning %j', (reasoning, expected) => {
+    const body = convertToOpenAIChat({ ...base, reasoning }, 'm', false);
+    expect(body).not.toHaveProperty('reasoning');
+    expect(body).toEqual({ model: 'm', messages: base.messages, ...expected });
+  });
+
+  it('merges extra_body but never lets it override model or streaming', () => {
+    const body = convertToOpenAIChat(
+      { ...base, temperature: 1, extra_body: { top_k: 20, temperature: 0, model: 'other', stream: false, stream_options: {} } },
+      'm',
+      true,
+    );
+    expect(body).toEqual({ model: 'm', messages: base.messages, temperature: 0, top_k: 20, stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('keeps only the known message fields', () => {
+    const messages = [
+      { role: 'system', content: 'sys', name: 'policy', extra: 'x' },
+      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://img' } }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', content: '42', tool_call_id: 'call_1' },
+    ] as ChatCompletionRequest['messages'];
+    const body = convertToOpenAIChat({ ...base, messages }, 'm', false);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'sys', name: 'policy' },
+      messages[1],
+      messages[2],
+      messages[3],
+    ]);
+  });
+});

@@ -1,0 +1,320 @@
+import { GatewayError, InputError, NotFoundError, RateLimitError, TimeoutError, UpstreamError } from '@gw/platform';
+import { isRetryableUpstreamError, type ChatCompletionChunk, type ChatCompletionRequest, type ChatTarget } from '@gw/provider-spec';
+// The simulator is this package's upstream in tests; imported by path to keep it out of the runtime deps.
+import { startOpenAISimulator, SNAPSHOT_SUFFIX, type OpenAISimulator, type SimulatorFixture } from '../../../simulators/src';
+import { OriginPools } from '../http/origin-pools';
+import * as recorded from './fixtures/recorded-openai-shapes';
+import { OpenAICompatibleChatProvider } from './openai-chat-provider';
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): SimulatorFixture => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+const stream = (body: string, extra: Partial<SimulatorFixture> = {}): SimulatorFixture => ({ status: 200, headers: { 'x-request-id': 'req_recorded' }, body, ...extra });
+
+const fixtures: Record<string, SimulatorFixture> = {
+  'text-response': json(200, recorded.textResponse, { 'x-request-id': 'req_recorded' }),
+  'tool-call-response': json(200, recorded.toolCallResponse),
+  'malformed-response': json(200, { id: 7, choices: 'none' }),
+  'not-json-response': json(200, '<html>ok</html>'),
+  'context-length-400': json(400, recorded.contextLengthErrorBody),
+  'invalid-key-401': json(401, recorded.invalidApiKeyErrorBody),
+  'quota-429': json(429, recorded.insufficientQuotaErrorBody),
+  'rate-limit-429': json(429, recorded.rateLimitErrorBody, { 'retry-after': '20' }),
+  'server-500': json(500, recorded.serverErrorBody),
+  'html-502': json(502, '<html><body>502 Bad Gateway</body></html>', { 'content-type': 'text/html' }),
+  'text-stream': stream(recorded.textStream),
+  'tool-call-stream': stream(recorded.toolCallStream),
+  'azure-stream': stream(recorded.azureStream),
+  'malformed-chunk-stream': stream(recorded.malformedChunkStream),
+  'invalid-json-stream': stream(recorded.invalidJsonStream),
+  'mid-stream-error': stream(recorded.midStreamErrorStream),
+  'truncated-stream': stream(recorded.truncatedStream),
+  'dropped-stream': stream(recorded.truncatedStream, { dropConnection: true }),
+};
+
+const user = (content: string): ChatCompletionRequest['messages'] => [{ role: 'user', content }];
+
+async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
+  const out: ChatCompletionChunk[] = [];
+  for await (const chunk of chunks) out.push(chunk);
+  return out;
+}
+
+/** Collects what arrived before the stream failed, and the failure. */
+async function collectUntilError(chunks: AsyncIterable<ChatCompletionChunk>): Promise<{ received: ChatCompletionChunk[]; error: unknown }> {
+  const received: ChatCompletionChunk[] = [];
+  try {
+    for await (const chunk of chunks) received.push(chunk);
+  } catch (error) {
+    return { received, error };
+  }
+  throw new Error('stream did not fail');
+}
+
+const text = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+
+/** Joins tool call fragments by index, as a client would. */
+function toolCalls(chunks: ChatCompletionChunk[]): Array<{ id?: string; name?: string; arguments: string }> {
+  const calls: Array<{ id?: string; name?: string; arguments: string }> = [];
+  for (const chunk of chunks) {
+    for (const delta of chunk.choices[0]?.delta.tool_calls ?? []) {
+      const call = (calls[delta.index] ??= { arguments: '' });
+      if (delta.id) call.id = delta.id;
+      if (delta.function?.name) call.name = delta.function.name;
+      call.arguments += delta.function?.arguments ?? '';
+    }
+  }
+  return calls;
+}
+
+describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
+  let sim: OpenAISimulator;
+  let pools: OriginPools;
+  let provider: OpenAICompatibleChatProvider;
+  let target: ChatTarget;
+
+  beforeAll(async () => {
+    sim = await startOpenAISimulator({ fixtures });
+    pools = new OriginPools();
+    provider = new OpenAICompatibleChatProvider(pools);
+    target = { baseUrl: sim.baseUrl, apiKey: 'sk-upstream', providerModel: 'gpt-4o-mini', timeoutMs: 2_000 };
+  });
+  afterAll(async () => {
+    await provider.close();
+    await sim.close();
+  });
+
+  const withModel = (providerModel: string, overrides: Partial<ChatTarget> = {}): ChatTarget => ({ ...target, providerModel, ...overrides });
+
+  describe('chat', () => {
+    it('answers with the provider model, normalized usage and the upstream request id', async () => {
+      const { completion, usage } = await provider.chat({ model: 'acme/small', messages: user('hello there') }, target);
+      expect(completion).toEqual({
+        id: expect.stringMatching(/^chatcmpl-/),
+        object: 'chat.completion',
+        created: expect.any(Number),
+        model: `gpt-4o-mini${SNAPSHOT_SUFFIX}`,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Echo: hello there' }, logprobs: null, finish_reason: 'stop' }],
+        usage,
+      });
+      expect(usage).toEqual({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5, provider_request_id: expect.stringMatching(/^req_sim/) });
+    });
+
+    it('reports finish_reason length when the cap cuts the answer', async () => {
+      const { completion } = await provider.chat({ model: 'x', messages: user('a b c d'), max_completion_tokens: 2 }, target);
+      expect(completion.choices[0]).toMatchObject({ message: { content: 'Echo: a' }, finish_reason: 'length' });
+    });
+
+    it('answers a tool call', async () => {
+      const tools = [{ type: 'function', function: { name: 'search', parameters: { type: 'object' } } }];
+      const { completion } = await provider.chat({ model: 'x', messages: user('cats'), tools }, withModel('sim-tools'));
+      expect(completion.choices[0]).toEqual({
+        index: 0,
+        message: { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'search', arguments: '{"query":"cats"}' } }] },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      });
+    });
+
+    it.each([
+      ['recorded text response', 'text-response', { content: 'Hello! How can I assist you today?' }, 'stop', { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, provider_request_id: 'req_recorded' }],
+      ['recorded tool call response', 'tool-call-response', { content: null, tool_calls: recorded.toolCallResponse.choices[0].message.tool_calls }, 'tool_calls', { prompt_tokens: 82, completion_tokens: 17, total_tokens: 99, provider_request_id: 'chatcmpl-abc123' }],
+    ])('converts a %s', async (_name, fixture, message, finishReason, usage) => {
+      const { completion, usage: got } = await provider.chat({ model: 'x', messages: user('hi') }, withModel(`sim-fixture-${fixture}`));
+      expect(completion.choices[0]).toEqual({ index: 0, message: { role: 'assistant', ...message }, logprobs: null, finish_reason: finishReason });
+      expect(got).toEqual(usage);
+      expect(completion).not.toHaveProperty('service_tier');
+    });
+  });
+
+  describe('chatStream', () => {
+    it('streams the answer; without include_usage the caller sees no usage but usage() has it', async () => {
+      const { chunks, usage } = await provider.chatStream({ model: 'x', messages: user('hi you'), stream: true }, target);
+      const received = await collect(chunks);
+      expect(text(received)).toBe('Echo: hi you');
+      expect(received.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
+      expect(received.at(-1)?.choices[0].finish_reason).toBe('stop');
+      expect(usage()).toEqual({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5, provider_request_id: expect.stringMatching(/^req_sim/) });
+    });
+
+    it('passes the usage-only chunk on when the caller asked for it', async () => {
+      const req: ChatCompletionRequest = { model: 'x', messages: user('hi'), stream: true, stream_options: { include_usage: true } };
+      const { chunks, usage } = await provider.chatStream(req, target);
+      const received = await collect(chunks);
+      expect(received.slice(0, -1).every((c) => c.usage === null)).toBe(true);
+      expect(received.at(-1)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage: usage() });
+    });
+
+    it('streams tool call deltas', async () => {
+      const tools = [{ type: 'function', function: { name: 'search' } }];
+      const { chunks } = await provider.chatStream({ model: 'x', messages: user('dogs and cats'), tools, stream: true }, withModel('sim-tools'));
+      const received = await collect(chunks);
+      expect(toolCalls(received)).toEqual([{ id: expect.stringMatching(/^call_/), name: 'search', arguments: '{"query":"dogs and cats"}' }]);
+      expect(received.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
+    });
+
+    it('converts a recorded text stream, dropping unknown fields', async () => {
+      const req: ChatCompletionRequest = { model: 'x', messages: user('hi'), stream: true, stream_options: { include_usage: true } };
+      const { chunks, usage } = await provider.chatStream(req, withModel('sim-fixture-text-stream'));
+      const received = await collect(chunks);
+      expect(received).toHaveLength(5);
+      expect(text(received)).toBe('Hello!');
+      expect(received[0]).toEqual({
+        id: recorded.textStreamChunks[0].id,
+        object: 'chat.completion.chunk',
+        created: recorded.textStreamChunks[0].created,
+        model: 'gpt-4o-mini-2024-07-18',
+        choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+        usage: null,
+      });
+      expect(usage()).toEqual({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11, provider_request_id: 'req_recorded' });
+    });
+
+    it('converts a recorded parallel tool call stream', async () => {
+      const { chunks, usage } = await provider.chatStream({ model: 'x', messages: user('weather'), stream: true }, withModel('sim-fixture-tool-call-stream'));
+      const received = await collect(chunks);
+      expect(toolCalls(received)).toEqual([
+        { id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather', arguments: '{"location":"Paris, France"}' },
+        { id: 'call_L7mTvS3K9pQ2rX8wY1zA4bC6', name: 'get_weather', arguments: '{"location":"Bogotá, Colombia"}' },
+      ]);
+      expect(received.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
+      expect(usage()).toMatchObject({ prompt_tokens: 54, completion_tokens: 40, total_tokens: 94 });
+    });
+
+    it('skips choice-less chunks that carry no usage (Azure prompt filter results)', async () => {
+      const { chunks, usage } = await provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel('sim-fixture-azure-stream'));
+      const received = await collect(chunks);
+      expect(received.every((c) => c.choices.length === 1)).toBe(true);
+      expect(text(received)).toBe('Hello!');
+      expect(usage()).toBeNull();
+    });
+
+    it.each([
+      ['a chunk that fails the schema', 'malformed-chunk-stream', /malformed/, false],
+      ['a chunk that is not JSON', 'invalid-json-stream', /malformed/, false],
+      ['an error event mid-stream', 'mid-stream-error', /mid-stream/, true],
+      ['a body that ends before the answer finished', 'truncated-stream', /ended before/, true],
+      ['a connection dropped mid-stream', 'dropped-stream', /./, true],
+    ])('ends with an UpstreamError on %s', async (_name, fixture, message, retryable) => {
+      const { chunks } = await provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(`sim-fixture-${fixture}`));
+      const { received, error } = await collectUntilError(chunks);
+      expect(received.length).toBeGreaterThanOrEqual(1);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toMatchObject({ status: 502, message: expect.stringMatching(message) });
+      expect(isRetryableUpstreamError(error)).toBe(retryable);
+    });
+
+    it('releases the connection when the caller stops early, even before the first chunk', async () => {
+      const single = new OpenAICompatibleChatProvider(new OriginPools({ connections: 1 }));
+      try {
+        const req: ChatCompletionRequest = { model: 'x', messages: user('one two three'), stream: true };
+        const first = await single.chatStream(req, target);
+        for await (const _ of first.chunks) break;
+        const second = await single.chatStream(req, target);
+        await second.chunks[Symbol.asyncIterator]().return?.();
+        const third = await single.chatStream(req, target);
+        expect(text(await collect(third.chunks))).toBe('Echo: one two three');
+      } finally {
+        await single.close();
+      }
+    });
+  });
+
+  describe('upstream failures', () => {
+    const failures: Array<[string, string, new (...args: never[]) => GatewayError, Record<string, unknown>, boolean]> = [
+      ['simulated 400', 'sim-error-400', InputError, { status: 400, param: 'messages', message: expect.stringContaining('simulated invalid request') }, false],
+      ['recorded context length 400', 'sim-fixture-context-length-400', InputError, { status: 400, param: 'messages', code: 'context_length_exceeded' }, false],
+      ['simulated 401', 'sim-error-401', UpstreamError, { status: 502, code: 'upstream_auth_error', upstreamStatus: 401 }, false],
+      ['recorded invalid key 401', 'sim-fixture-invalid-key-401', UpstreamError, { status: 502, code: 'upstream_auth_error' }, false],
+      ['simulated 403', 'sim-error-403', UpstreamError, { status: 502, code: 'upstream_auth_error', upstreamStatus: 403 }, false],
+      ['simulated 404', 'sim-error-404', NotFoundError, { status: 404, code: 'model_not_found', param: 'model' }, false],
+      ['simulated 429', 'sim-error-429', RateLimitError, { status: 429, headers: { 'retry-after': '1' } }, true],
+      ['recorded rate limit 429', 'sim-fixture-rate-limit-429', RateLimitError, { status: 429, headers: { 'retry-after': '20' } }, true],
+      ['recorded insufficient quota 429', 'sim-fixture-quota-429', UpstreamError, { status: 502, code: 'upstream_insufficient_balance' }, false],
+      ['simulated 500', 'sim-error-500', UpstreamError, { status: 502, code: 'upstream_error', upstreamStatus: 500 }, true],
+      ['recorded 500', 'sim-fixture-server-500', UpstreamError, { status: 502, code: 'upstream_error', upstreamStatus: 500 }, true],
+      ['HTML 502', 'sim-fixture-html-502', UpstreamError, { status: 502, code: 'upstream_error', upstreamStatus: 502 }, true],
+      ['simulated 503', 'sim-error-503', UpstreamError, { status: 502, code: 'upstream_error', upstreamStatus: 503 }, true],
+      ['simulated 504', 'sim-error-504', TimeoutError, { status: 504 }, true],
+      ['malformed 200 response', 'sim-fixture-malformed-response', UpstreamError, { status: 502, message: expect.stringContaining('malformed') }, false],
+      ['non-JSON 200 response', 'sim-fixture-not-json-response', UpstreamError, { status: 502, message: expect.stringContaining('malformed') }, false],
+    ];
+
+    it.each(failures)('chat: %s', async (_name, model, type, fields, retryable) => {
+      const err = await provider.chat({ model: 'x', messages: user('hi') }, withModel(model)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(type);
+      expect(err).toMatchObject(fields);
+      expect(isRetryableUpstreamError(err)).toBe(retryable);
+    });
+
+    it.each(failures.filter(([, model]) => !model.includes('response')))('chatStream throws before the first chunk: %s', async (_name, model, type, fields, retryable) => {
+      const err = await provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(model)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(type);
+      expect(err).toMatchObject(fields);
+      expect(isRetryableUpstreamError(err)).toBe(retryable);
+    });
+
+    it('reports a missing gateway credential as upstream_auth_error', async () => {
+      const err = await provider.chat({ model: 'x', messages: user('hi') }, withModel('gpt-4o-mini', { apiKey: undefined })).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 502, code: 'upstream_auth_error' });
+    });
+
+    it.each(['chat', 'chatStream'] as const)('%s: times out with a retryable TimeoutError', async (method) => {
+      const slow = withModel('gpt-4o-mini', { timeoutMs: 100, extraHeaders: { 'X-Sim-Latency-Ms': '1000' } });
+      const started = performance.now();
+      const err = await provider[method]({ model: 'x', messages: user('hi'), stream: method === 'chatStream' }, slow).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TimeoutError);
+      expect(isRetryableUpstreamError(err)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(900);
+    });
+
+    it.each(['chat', 'chatStream'] as const)('%s: a refused connection is a retryable 502', async (method) => {
+      const closed = await startOpenAISimulator();
+      await closed.close();
+      const err = await provider[method]({ model: 'x', messages: user('hi') }, withModel('gpt-4o-mini', { baseUrl: closed.baseUrl })).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(err).toMatchObject({ status: 502, code: 'upstream_error' });
+      expect(isRetryableUpstreamError(err)).toBe(true);
+    });
+
+    it('rethrows the caller cancellation as the caller reason', async () => {
+      const controller = new AbortController();
+      const reason = new Error('client went away');
+      const call = provider.chat({ model: 'x', messages: user('hi') }, withModel('gpt-4o-mini', { extraHeaders: { 'x-sim-latency-ms': '1000' } }), controller.signal);
+      setTimeout(() => controller.abort(reason), 30);
+      await expect(call).rejects.toBe(reason);
+    });
+  });
+
+  it('reuses keep-alive connections for sequential calls, streamed or not', async () => {
+    const own = new OriginPools();
+    const p = new OpenAICompatibleChatProvider(own);
+    try {
+      for (let i = 0; i < 5; i++) {
+        await p.chat({ model: 'x', messages: user('a') }, target);
+        const { chunks } = await p.chatStream({ model: 'x', messages: user('b'), stream: true }, target);
+        await collect(chunks);
+      }
+      // undici may open a second socket when a call is dispatched just before the previous one is released.
+      expect(own.forOrigin(sim.url).stats.connected).toBeLessThanOrEqual(2);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('keeps one pool per origin', async () => {
+    const own = new OriginPools();
+    const p = new OpenAICompatibleChatProvider(own);
+    try {
+      await p.chat({ model: 'x', messages: user('a') }, target);
+      await p.chat({ model: 'x', messages: user('b') }, { ...target, baseUrl: `${sim.baseUrl}/` });
+      expect(own.size).toBe(1);
+      await p.chat({ model: 'x', messages: user('c') }, { ...target, baseUrl: `http://localhost:${sim.port}/v1` });
+      expect(own.size).toBe(2);
+    } finally {
+      await p.close();
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import {
+  readServerSentEvents,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatCompletionRequest,
+  type ChatProvider,
+  type ChatStream,
+  type ChatTarget,
+  type Usage,
+} from '@gw/provider-spec';
+import { Deadline } from '../http/deadline';
+import { OriginPools } from '../http/origin-pools';
+import { readCappedText } from '../http/read-capped-text';
+import { malformedUpstreamError, mapTransportError, mapUpstreamHttpError } from '../http/upstream-errors';
+import { convertOpenAIChatResponse } from './convert-from-openai-chat';
+import { convertOpenAIUsage } from './convert-openai-usage';
+import { convertToOpenAIChat } from './convert-to-openai-chat';
+import { openAIChatResponseSchema } from './openai-api';
+import { OpenAIChatStreamTranslator } from './openai-chat-stream';
+import { parseOpenAIError } from './openai-error';
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** Chat over any upstream that speaks OpenAI's `/chat/completions` wire format. */
+export class OpenAICompatibleChatProvider implements ChatProvider {
+  readonly kind = 'openai-compatible';
+
+  constructor(private readonly pools: OriginPools = new OriginPools()) {}
+
+  async chat(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<{ completion: ChatCompletion; usage: Usage }> {
+    const deadline = new Deadline(target.timeoutMs, signal);
+    try {
+      const res = await this.send(req, target, false, deadline);
+      const text = await res.body.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw malformedUpstreamError('response');
+      }
+      const parsed = openAIChatResponseSchema.safeParse(json);
+      if (!parsed.success) throw malformedUpstreamError('response');
+      const usage = convertOpenAIUsage(parsed.data.usage, providerRequestId(res.headers) ?? parsed.data.id);
+      return { completion: convertOpenAIChatResponse(parsed.data, usage), usage };
+    } catch (err) {
+      throw mapTransportError(err, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async chatStream(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<ChatStream> {
+    const deadline = new Deadline(target.timeoutMs, signal);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.send(req, target, true, deadline);
+    } catch (err) {
+      deadline.dispose();
+      throw mapTransportError(err, deadline);
+    }
+    // From here on the per-request bodyTimeout bounds each gap between chunks; a long answer is fine.
+    deadline.stopTimer();
+    const translator = new OpenAIChatStreamTranslator(req.stream_options?.include_usage === true, providerRequestId(res.headers));
+    const body = res.body;
+
+    async function* translate(): AsyncGenerator<ChatCompletionChunk> {
+      try {
+        for await (const event of readServerSentEvents(body)) {
+          const chunk = translator.translate(event);
+          if (chunk) yield chunk;
+        }
+        translator.end();
+      } catch (err) {
+        throw mapTransportError(err, deadline);
+      } finally {
+        release();
+      }
+    }
+    const release = () => {
+      if (!body.destroyed) {
+        // undici reports a destroy before the end as an 'error' event; nobody is left to hear it.
+        body.on('error', () => {});
+        body.destroy();
+      }
+      deadline.dispose();
+    };
+    return { chunks: releasingIterable(translate(), release), usage: () => translator.usage() };
+  }
+
+  async close(): Promise<void> {
+    await this.pools.close();
+  }
+
+  private async send(req: ChatCompletionRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+    const { pool, path } = this.pools.route(target.baseUrl, '/chat/completions');
+    const res = await pool.request({
+      method: 'POST',
+      path,
+      headers: requestHeaders(target, stream),
+      body: JSON.stringify(convertToOpenAIChat(req, target.providerModel, stream)),
+      signal: deadline.signal,
+      headersTimeout: target.timeoutMs,
+      bodyTimeout: target.timeoutMs,
+    });
+    if (res.statusCode >= 200 && res.statusCode < 300) return res;
+    const text = await readCappedText(res.body, MAX_ERROR_BODY_BYTES);
+    throw mapUpstreamHttpError(res.statusCode, res.headers, parseOpenAIError(text));
+  }
+}
+
+function requestHeaders(target: ChatTarget, stream: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(target.extraHeaders ?? {})) headers[name.toLowerCase()] = value;
+  headers['content-type'] = 'application/json';
+  headers.accept = stream ? 'text/event-stream' : 'application/json';
+  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  return headers;
+}
+
+function providerRequestId(headers: IncomingHttpHeaders): string | undefined {
+  const id = headers['x-request-id'];
+  return (Array.isArray(id) ? id[0] : id) || undefined;
+}
+
+/**
+ * Wraps a generator so that ending iteration early, even before the first `next()` (when a generator's own
+ * `finally` would never run), still releases the upstream connection.
+ */
+function releasingIterable<T>(gen: AsyncGenerator<T>, release: () => void): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => gen.next(),
+      return: async (value?: unknown) => {
+        release();
+        return gen.return(value as T);
+      },
+      throw: async (err?: unknown) => {
+        release();
+        return gen.throw(err);
+      },
+    }),
+  };
+}

@@ -1,0 +1,1 @@
+export { createEmbeddedStore, type EmbeddedStoreConfig } from './embedded-store';

@@ -1,0 +1,1 @@
+export { createMongoStore, type MongoStoreConfig } from './mongo-store';

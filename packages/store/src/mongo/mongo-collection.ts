@@ -1,0 +1,125 @@
+import type { mongo } from 'mongoose';
+import type {
+  Collection,
+  Doc,
+  Filter,
+  FindOneAndUpdateOptions,
+  FindOptions,
+  IndexSpec,
+  InsertManyResult,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from '../port';
+import { newId, requireStringId } from '../semantics/ids';
+import { upsertFixesId } from '../semantics/update';
+import { duplicateIndexes, mapDuplicateKey } from './duplicate-key';
+
+type NativeCollection = mongo.Collection<mongo.Document>;
+type NativeDoc = mongo.OptionalId<mongo.Document>;
+
+/** A collection on MongoDB (or a Mongo-wire server) through the driver mongoose bundles. */
+export class MongoCollection<T extends Doc> implements Collection<T> {
+  constructor(
+    readonly name: string,
+    private readonly db: () => Promise<mongo.Db>,
+  ) {}
+
+  async ensureIndex(spec: IndexSpec): Promise<void> {
+    const options: mongo.CreateIndexesOptions = {};
+    if (spec.unique) options.unique = true;
+    if (spec.sparse) options.sparse = true;
+    await this.run((c) => c.createIndex(spec.fields, options));
+  }
+
+  async insertOne(doc: T): Promise<T> {
+    requireStringId(doc, this.name);
+    await this.run((c) => c.insertOne(doc as unknown as NativeDoc));
+    return { ...doc };
+  }
+
+  async insertMany(docs: T[], opts: { ignoreDuplicates?: boolean } = {}): Promise<InsertManyResult> {
+    docs.forEach((d) => requireStringId(d, this.name));
+    const ids = docs.map((d) => d._id);
+    if (docs.length === 0) return { insertedIds: [], duplicateIds: [] };
+    if (!opts.ignoreDuplicates) {
+      await this.run((c) => c.insertMany(docs as unknown as NativeDoc[], { ordered: true }));
+      return { insertedIds: ids, duplicateIds: [] };
+    }
+    const c = await this.collection();
+    try {
+      await c.insertMany(docs as unknown as NativeDoc[], { ordered: false });
+      return { insertedIds: ids, duplicateIds: [] };
+    } catch (err) {
+      const skipped = duplicateIndexes(err);
+      if (!skipped) throw mapDuplicateKey(err, this.name);
+      const skippedSet = new Set(skipped);
+      return {
+        insertedIds: ids.filter((_, i) => !skippedSet.has(i)),
+        duplicateIds: skipped.map((i) => ids[i]),
+      };
+    }
+  }
+
+  async findOne(filter: Filter, opts: Omit<FindOptions, 'limit'> = {}): Promise<T | null> {
+    return (await this.run((c) => c.findOne(filter, { sort: opts.sort, skip: opts.skip }))) as T | null;
+  }
+
+  async find(filter: Filter, opts: FindOptions = {}): Promise<T[]> {
+    return (await this.run((c) => c.find(filter, { sort: opts.sort, skip: opts.skip, limit: opts.limit }).toArray())) as unknown as T[];
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return this.run((c) => c.countDocuments(filter));
+  }
+
+  async updateOne(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
+    const upsert = opts.upsert ?? false;
+    const r = await this.run((c) => c.updateOne(filter, this.withUpsertId(filter, update, upsert), { upsert }));
+    return { matched: r.matchedCount, modified: r.modifiedCount, upsertedId: (r.upsertedId as string | null) ?? null };
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const r = await this.run((c) => c.updateMany(filter, update as mongo.UpdateFilter<mongo.Document>));
+    return { matched: r.matchedCount, modified: r.modifiedCount, upsertedId: null };
+  }
+
+  async findOneAndUpdate(filter: Filter, update: Update, opts: FindOneAndUpdateOptions = {}): Promise<T | null> {
+    const upsert = opts.upsert ?? false;
+    const doc = await this.run((c) =>
+      c.findOneAndUpdate(filter, this.withUpsertId(filter, update, upsert), {
+        upsert,
+        returnDocument: opts.returnDocument ?? 'after',
+        includeResultMetadata: false,
+      }),
+    );
+    return doc as T | null;
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    return (await this.run((c) => c.deleteOne(filter))).deletedCount;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    return (await this.run((c) => c.deleteMany(filter))).deletedCount;
+  }
+
+  /** The server would give an upserted document an ObjectId; the port promises string ids. */
+  private withUpsertId(filter: Filter, update: Update, upsert: boolean): mongo.UpdateFilter<mongo.Document> {
+    if (!upsert || upsertFixesId(filter, update)) return update as mongo.UpdateFilter<mongo.Document>;
+    return { ...update, $setOnInsert: { ...update.$setOnInsert, _id: newId() } } as mongo.UpdateFilter<mongo.Document>;
+  }
+
+  private async collection(): Promise<NativeCollection> {
+    return (await this.db()).collection(this.name);
+  }
+
+  private async run<R>(op: (c: NativeCollection) => Promise<R>): Promise<R> {
+    const c = await this.collection();
+    try {
+      return await op(c);
+    } catch (err) {
+      throw mapDuplicateKey(err, this.name);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { NotFoundError, PaymentRequiredError, microsToUsd } from '@gw/platform';
+import type { Store } from '@gw/store';
+import { accountsCollection, balanceView, type BalanceView } from './accounts';
+import { keySpendView, spendAgainstLimit, type KeySpendView, type LimitReset } from './key-spend';
+import { findAccountEntry, ledgerCollection } from './ledger';
+import { requestRecord, type RequestRecord } from './request-record';
+
+export interface PreauthorizeInput {
+  accountId: string;
+  keyHash: string;
+  /** Null when the key has no spending limit. */
+  keyLimitMicros: number | null;
+  keyLimitReset: LimitReset;
+}
+
+export interface PreauthorizeResult {
+  balance: BalanceView;
+  keyPeriodUsageMicros: number;
+}
+
+export interface BalanceUsd {
+  wallet: string;
+  credit: string;
+  spendable: string;
+  currency: 'USD';
+}
+
+/** The read side of billing, shared by the gRPC and HTTP adapters. */
+export class BillingService {
+  private readonly accounts;
+  private readonly ledger;
+
+  constructor(store: Store, private readonly now: () => Date = () => new Date()) {
+    this.accounts = accountsCollection(store);
+    this.ledger = ledgerCollection(store);
+  }
+
+  /** Refuses with 402 when nothing is spendable or the key has used up its limit for the current period. */
+  async preauthorize(input: PreauthorizeInput): Promise<PreauthorizeResult> {
+    const account = await this.accounts.findOne({ _id: input.accountId });
+    if (!account) throw new PaymentRequiredError('Insufficient balance', 'insufficient_balance');
+    const balance = balanceView(account);
+    const usage = spendAgainstLimit(keySpendView(input.keyHash, account.key_spend?.[input.keyHash], this.now()), input.keyLimitReset);
+    if (balance.spendable_micros <= 0) throw new PaymentRequiredError('Insufficient balance', 'insufficient_balance');
+    if (input.keyLimitMicros !== null && usage >= input.keyLimitMicros) {
+      const period = input.keyLimitReset ? `${input.keyLimitReset} ` : '';
+      throw new PaymentRequiredError(`This key has reached its ${period}spending limit of ${microsToUsd(input.keyLimitMicros)} USD`, 'key_limit_exceeded');
+    }
+    return { balance, keyPeriodUsageMicros: usage };
+  }
+
+  async balance(accountId: string): Promise<BalanceView> {
+    const account = await this.accounts.findOne({ _id: accountId });
+    if (!account) throw new NotFoundError(`Account ${accountId} not found`, null, 'account_not_found');
+    return balanceView(account);
+  }
+
+  async balanceUsd(accountId: string): Promise<BalanceUsd> {
+    const b = await this.balance(accountId);
+    return { wallet: microsToUsd(b.wallet_micros), credit: microsToUsd(b.credit_micros), spendable: microsToUsd(b.spendable_micros), currency: 'USD' };
+  }
+
+  /** Spend per key in the current periods; a key that never spent reports zeros. */
+  async keyUsage(keyHashes: string[]): Promise<KeySpendView[]> {
+    const hashes = [...new Set(keyHashes.filter((h) => /^[A-Za-z0-9_-]{1,128}$/.test(h)))];
+    const now = this.now();
+    if (hashes.length === 0) return keyHashes.map((h) => keySpendView(h, undefined, now));
+    const holders = await this.accounts.find({ $or: hashes.map((h) => ({ [`key_spend.${h}`]: { $exists: true } })) });
+    const spendOf = (h: string) => holders.find((a) => a.key_spend?.[h])?.key_spend[h];
+    return keyHashes.map((h) => keySpendView(h, spendOf(h), now));
+  }
+
+  /** Only the caller's own calls are visible; anything else is indistinguishable from an unknown id. */
+  async requestRecord(accountId: string, id: string): Promise<RequestRecord> {
+    const entry = await findAccountEntry(this.ledger, accountId, id);
+    if (!entry) throw new NotFoundError(`No billing record for ${id}`, 'request_id', 'request_not_found');
+    return requestRecord(entry);
+  }
+}

@@ -1,0 +1,66 @@
+import * as path from 'node:path';
+import { z } from 'zod';
+import { engineEnv, loadConfig, port, usdToMicros } from '@gw/platform';
+
+/** A decimal string (or number as written in JSON) with at most 6 decimals, kept as integer millionths. */
+const millionths = (what: string) =>
+  z.union([z.string(), z.number()]).transform((value, ctx) => {
+    try {
+      const micros = usdToMicros(value);
+      if (micros < 0) throw new RangeError('negative');
+      return micros;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `${what} must be a non-negative decimal with at most 6 decimals` });
+      return z.NEVER;
+    }
+  });
+
+export const seedAccountSchema = z.object({
+  id: z.string().min(1),
+  wallet_usd: millionths('wallet_usd').default(0),
+  credit_usd: millionths('credit_usd').default(0),
+  /** "0.8" = 20% off list price; parts per million once parsed. */
+  price_factor: millionths('price_factor').default(1_000_000),
+});
+
+export interface SeedAccount {
+  id: string;
+  walletMicros: number;
+  creditMicros: number;
+  priceFactorPpm: number;
+}
+
+const seedAccounts = z
+  .string()
+  .default('[{"id":"acct_local","credit_usd":"100"}]')
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(seedAccountSchema))
+  .transform((items): SeedAccount[] =>
+    items.map((a) => ({ id: a.id, walletMicros: a.wallet_usd, creditMicros: a.credit_usd, priceFactorPpm: a.price_factor })),
+  );
+
+/** The repository's catalogue, found from this file so the service starts from any working directory. */
+export const DEFAULT_CATALOG_FILE = path.resolve(__dirname, '../../../config/catalog.json');
+
+export const billingConfigSchema = z.object({
+  BILLING_HTTP_PORT: port(8082),
+  BILLING_GRPC_PORT: port(9082),
+  CATALOG_FILE: z.string().default(DEFAULT_CATALOG_FILE),
+  SEED_ACCOUNTS: seedAccounts,
+  USAGE_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
+  LOG_LEVEL: z.string().default('info'),
+  ...engineEnv,
+});
+
+export type BillingConfig = z.infer<typeof billingConfigSchema>;
+
+export function loadBillingConfig(env: NodeJS.ProcessEnv = process.env): BillingConfig {
+  return loadConfig(billingConfigSchema, env);
+}

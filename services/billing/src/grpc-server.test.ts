@@ -1,0 +1,125 @@
+import * as grpc from '@grpc/grpc-js';
+import { callUnary, GatewayError, type RunningService } from '@gw/platform';
+import { billingProto, healthProto, type Balance__Output, type BillingServiceClient, type KeyUsage__Output } from '@gw/proto';
+import { accountsCollection } from './accounts';
+import { ledgerCollection } from './ledger';
+import { asBatch, Engines, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
+import { createUsageBatchHandler } from './usage-consumer';
+
+const KEY = 'aa'.repeat(32);
+const OTHER_KEY = 'cc'.repeat(32);
+// One event: 100 prompt x 1 micro + 50 completion x 2 micros, made on Monday 2026-11-02.
+const CHARGE = 200;
+
+type PreauthorizeRequest = Parameters<BillingServiceClient['Preauthorize']>[0];
+interface PreauthorizeResponse { balance: Balance__Output | null; key_period_usage_micros: number }
+
+describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) => {
+  let engines: Engines;
+  let service: RunningService;
+  let client: BillingServiceClient;
+  let clock = new Date('2026-11-02T12:00:00Z');
+
+  beforeAll(async () => {
+    engines = await Engines.open(engine);
+    service = await engines.startService({
+      seeds: [
+        { id: 'acct_a', wallet_usd: '0', credit_usd: '1' },
+        { id: 'acct_broke', wallet_usd: '0', credit_usd: '0' },
+        { id: 'acct_ent', wallet_usd: '50', price_factor: '0.8' },
+      ],
+      now: () => clock,
+    });
+    client = new billingProto.gateway.billing.v1.BillingService(`127.0.0.1:${service.grpcPort}`, grpc.credentials.createInsecure()) as BillingServiceClient;
+    const handle = createUsageBatchHandler({ store: engines.store, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger() });
+    await handle(asBatch([usageEvent({ key_hash: KEY })]));
+  });
+
+  afterAll(async () => {
+    client.close();
+    await service.stop();
+    await engines.close();
+  });
+
+  const preauthorize = (req: PreauthorizeRequest) => callUnary<PreauthorizeRequest, PreauthorizeResponse>(client, client.Preauthorize, req);
+  const refusal = async (req: PreauthorizeRequest) => {
+    const err = await preauthorize(req).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    return { status: (err as GatewayError).status, code: (err as GatewayError).code };
+  };
+
+  test('an account with spendable balance and a key under its limit is authorized', async () => {
+    const res = await preauthorize({ account_id: 'acct_a', key_hash: KEY, has_key_limit: true, key_limit_micros: CHARGE + 1, key_limit_reset: 'daily' });
+    expect(res.balance).toMatchObject({ account_id: 'acct_a', wallet_micros: -CHARGE, credit_micros: 1_000_000, spendable_micros: 1_000_000 - CHARGE, price_factor_ppm: 1_000_000, version: 1 });
+    expect(res.key_period_usage_micros).toBe(CHARGE);
+  });
+
+  test('no spendable balance -> 402 insufficient_balance', async () => {
+    expect(await refusal({ account_id: 'acct_broke', key_hash: KEY })).toEqual({ status: 402, code: 'insufficient_balance' });
+  });
+
+  test('unknown account -> 402', async () => {
+    expect(await refusal({ account_id: 'acct_nobody', key_hash: KEY })).toEqual({ status: 402, code: 'insufficient_balance' });
+  });
+
+  test('key limit reached in the period -> 402 key_limit_exceeded; a new period resets it', async () => {
+    const limited = (reset: string) => ({ account_id: 'acct_a', key_hash: KEY, has_key_limit: true, key_limit_micros: CHARGE, key_limit_reset: reset });
+    expect(await refusal(limited('daily'))).toEqual({ status: 402, code: 'key_limit_exceeded' });
+    expect(await refusal(limited('weekly'))).toEqual({ status: 402, code: 'key_limit_exceeded' });
+    expect(await refusal(limited(''))).toEqual({ status: 402, code: 'key_limit_exceeded' });
+
+    clock = new Date('2026-11-03T00:00:01Z'); // Tuesday: a new day, same ISO week and month
+    try {
+      expect((await preauthorize(limited('daily'))).key_period_usage_micros).toBe(0);
+      expect(await refusal(limited('weekly'))).toEqual({ status: 402, code: 'key_limit_exceeded' });
+      expect(await refusal(limited('monthly'))).toEqual({ status: 402, code: 'key_limit_exceeded' });
+      expect(await refusal(limited(''))).toEqual({ status: 402, code: 'key_limit_exceeded' });
+      clock = new Date('2026-12-01T00:00:00Z');
+      expect((await preauthorize(limited('monthly'))).key_period_usage_micros).toBe(0);
+    } finally {
+      clock = new Date('2026-11-02T12:00:00Z');
+    }
+  });
+
+  test('another key of the account is not held to this key\'s spend', async () => {
+    const res = await preauthorize({ account_id: 'acct_a', key_hash: OTHER_KEY, has_key_limit: true, key_limit_micros: 1, key_limit_reset: 'daily' });
+    expect(res.key_period_usage_micros).toBe(0);
+  });
+
+  test('a bad key_limit_reset is 400 with the param named', async () => {
+    const err = await preauthorize({ account_id: 'acct_a', key_hash: KEY, key_limit_reset: 'hourly' }).catch((e: GatewayError) => e);
+    expect(err).toMatchObject({ status: 400, param: 'key_limit_reset' });
+  });
+
+  test('GetBalance reports the seeded factor; unknown account is 404', async () => {
+    const res = await callUnary<{ account_id: string }, Balance__Output>(client, client.GetBalance, { account_id: 'acct_ent' });
+    expect(res).toMatchObject({ wallet_micros: 50_000_000, spendable_micros: 50_000_000, price_factor_ppm: 800_000, version: 0 });
+    const err = await callUnary(client, client.GetBalance, { account_id: 'acct_nobody' }).catch((e: GatewayError) => e);
+    expect(err).toMatchObject({ status: 404 });
+  });
+
+  test('GetKeyUsage reports spend per key, zeros for a key that never spent', async () => {
+    const res = await callUnary<{ key_hashes: string[] }, { usage: KeyUsage__Output[] }>(client, client.GetKeyUsage, { key_hashes: [KEY, OTHER_KEY] });
+    expect(res.usage).toEqual([
+      { key_hash: KEY, total_micros: CHARGE, daily_micros: CHARGE, weekly_micros: CHARGE, monthly_micros: CHARGE },
+      { key_hash: OTHER_KEY, total_micros: 0, daily_micros: 0, weekly_micros: 0, monthly_micros: 0 },
+    ]);
+  });
+
+  test('gRPC health answers from the readiness checks', async () => {
+    const health = new healthProto.grpc.health.v1.Health(`127.0.0.1:${service.grpcPort}`, grpc.credentials.createInsecure());
+    try {
+      const res = await callUnary<{ service: string }, { status: string }>(health, health.Check, { service: '' });
+      expect(res.status).toBe('SERVING');
+    } finally {
+      health.close();
+    }
+  });
+
+  test('seeding again never overwrites an existing balance', async () => {
+    const again = await engines.startService({ seeds: [{ id: 'acct_a', wallet_usd: '999' }] });
+    await again.stop();
+    expect((await accountsCollection(engines.store).findOne({ _id: 'acct_a' }))!.wallet_micros).toBe(-CHARGE);
+    expect(await ledgerCollection(engines.store).count({})).toBe(1);
+  });
+});

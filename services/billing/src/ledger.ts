@@ -1,0 +1,91 @@
+import type { Collection, Doc, Store } from '@gw/store';
+import type { PriceQuote } from './pricing';
+import { presentUsageFields, type Usage, type UsageEvent } from './usage-event';
+
+/**
+ * `applying`: recorded under a posting (`posting_id`, the delivery that first recorded it) whose balance
+ * write may or may not have landed; the account's `recent_postings` says which. `applied`: done.
+ *
+ * Entries are born `applying` instead of being inserted `pending` and claimed under a posting id by a
+ * second write: that write touched every entry again and cost more than the bulk insert itself.
+ */
+export type LedgerState = 'applying' | 'applied';
+
+/** One billed call; `_id` is the platform request id, so a redelivered event cannot be recorded twice. */
+export interface LedgerEntry extends Doc {
+  account_id: string;
+  key_hash: string;
+  model: string;
+  provider: string;
+  deployment: string;
+  api_type: string;
+  provider_response_id: string;
+  served_model: string;
+  streamed: boolean;
+  cancelled: boolean;
+  finish_reason: string;
+  /** The call's status (`succeeded`, `failed`), or `unpriced` when the deployment has no price. */
+  status: string;
+  /** The status the event reported, kept when `status` says `unpriced`. */
+  call_status: string;
+  usage: Partial<Record<keyof Usage, number | string>>;
+  latency_ms: number;
+  generation_time_ms: number;
+  created_at_ms: number;
+  list_micros: number;
+  charged_micros: number;
+  price_factor_ppm: number;
+  state: LedgerState;
+  posting_id: string;
+  recorded_at_ms: number;
+  applied_at_ms: number | null;
+}
+
+export const UNPRICED = 'unpriced';
+
+export function ledgerCollection(store: Store): Collection<LedgerEntry> {
+  return store.collection<LedgerEntry>('ledger');
+}
+
+export async function ensureLedgerIndexes(ledger: Collection<LedgerEntry>): Promise<void> {
+  await ledger.ensureIndex({ fields: { provider_response_id: 1 } });
+  await ledger.ensureIndex({ fields: { posting_id: 1 } });
+}
+
+export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFactorPpm: number, postingId: string, nowMs: number): LedgerEntry {
+  return {
+    _id: event.request_id,
+    account_id: event.account_id,
+    key_hash: event.key_hash,
+    model: event.model,
+    provider: event.provider,
+    deployment: event.deployment,
+    api_type: event.api_type,
+    provider_response_id: event.provider_response_id,
+    served_model: event.served_model,
+    streamed: event.streamed,
+    cancelled: event.cancelled,
+    finish_reason: event.finish_reason,
+    status: quote.priced ? event.status : UNPRICED,
+    call_status: event.status,
+    usage: presentUsageFields(event.usage),
+    latency_ms: event.latency_ms,
+    generation_time_ms: event.generation_time_ms,
+    created_at_ms: event.created_at_ms || nowMs,
+    list_micros: quote.listMicros,
+    charged_micros: quote.chargedMicros,
+    price_factor_ppm: priceFactorPpm,
+    state: 'applying',
+    posting_id: postingId,
+    recorded_at_ms: nowMs,
+    applied_at_ms: null,
+  };
+}
+
+/** The caller's own entry, by platform request id first, then by the provider-facing id. */
+export async function findAccountEntry(ledger: Collection<LedgerEntry>, accountId: string, id: string): Promise<LedgerEntry | null> {
+  return (
+    (await ledger.findOne({ _id: id, account_id: accountId })) ??
+    (await ledger.findOne({ provider_response_id: id, account_id: accountId }))
+  );
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@gw/platform';
+import type { Bus, BusMessage, Subscription } from '@gw/bus';
+import type { Store } from '@gw/store';
+import { TOPICS } from '@gw/proto';
+import { accountsCollection, LIST_PRICE_FACTOR_PPM, type AccountDoc } from './accounts';
+import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
+import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
+import { applyPostings } from './posting';
+import type { PriceBook } from './pricing';
+import { usageEventSchema, type UsageEvent } from './usage-event';
+
+export const USAGE_CONSUMER_GROUP = 'billing-ledger';
+
+/** Points between the batch's writes where tests inject a crash; production passes none. */
+export interface UsageBatchFaults {
+  afterLedgerInsert?(): void | Promise<void>;
+  afterBalanceUpdate?(): void | Promise<void>;
+}
+
+export interface UsageConsumerDeps {
+  store: Store;
+  bus: Bus;
+  priceBook: PriceBook;
+  logger: Logger;
+  now?: () => Date;
+  faults?: UsageBatchFaults;
+}
+
+/** A message that is not a UsageEvent; kept (never silently dropped) for an operator, then skipped. */
+interface RejectedUsageDoc {
+  _id: string;
+  value: string;
+  problem: string;
+  rejected_at_ms: number;
+}
+
+/**
+ * The batch step of the usage consumer. Per batch: one bulk ledger insert (entries born `applying` under a
+ * fresh posting id), ONE guarded write per account, one bulk "applied" mark, one publish. Every step is
+ * safe to repeat, so a crash anywhere followed by redelivery lands each charge exactly once.
+ */
+export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: BusMessage<unknown>[]) => Promise<void> {
+  const { store, bus, priceBook, logger, faults = {} } = deps;
+  const now = deps.now ?? (() => new Date());
+  const ledger = ledgerCollection(store);
+  const accounts = accountsCollection(store);
+  const rejects = store.collection<RejectedUsageDoc>('usage_rejects');
+
+  async function parse(messages: BusMessage<unknown>[]): Promise<UsageEvent[]> {
+    const byRequest = new Map<string, UsageEvent>();
+    const rejected: RejectedUsageDoc[] = [];
+    for (const m of messages) {
+      const parsed = usageEventSchema.safeParse(m.value);
+      if (parsed.success) {
+        if (!byRequest.has(parsed.data.request_id)) byRequest.set(parsed.data.request_id, parsed.data);
+        continue;
+      }
+      const problem = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      logger.error({ topic: m.topic, partition: m.partition, offset: m.offset, problem }, 'malformed usage event set aside');
+      rejected.push({ _id: `${m.topic}:${m.partition}:${m.offset}`, value: JSON.stringify(m.value), problem, rejected_at_ms: now().getTime() });
+    }
+    if (rejected.length > 0) await rejects.insertMany(rejected, { ignoreDuplicates: true });
+    return [...byRequest.values()];
+  }
+
+  async function record(events: UsageEvent[], postingId: string): Promise<void> {
+    const accountIds = [...new Set(events.map((e) => e.account_id))];
+    const known = await accounts.find({ _id: { $in: accountIds } });
+    const factorOf = new Map(known.map((a) => [a._id, a.price_factor_ppm]));
+    const nowMs = now().getTime();
+    const entries = events.map((event) => {
+      const factor = factorOf.get(event.account_id) ?? LIST_PRICE_FACTOR_PPM;
+      const quote = priceBook.quote(event.deployment, event.usage, factor);
+      if (!quote.priced) {
+        logger.error({ requestId: event.request_id, deployment: event.deployment, model: event.model }, 'usage for a deployment without a price; recorded unpriced');
+      }
+      return buildLedgerEntry(event, quote, factor, postingId, nowMs);
+    });
+    await ledger.insertMany(entries, { ignoreDuplicates: true });
+  }
+
+  async function post(postingIds: string[]): Promise<Map<string, { account: AccountDoc; keys: string[] }>> {
+    // Read back by posting id: a posting re-driven here must land with every entry it was born with,
+    // including entries the bus now delivers in another batch.
+    const claimed = await ledger.find({ posting_id: { $in: postingIds }, state: 'applying' });
+    const byAccount = new Map<string, Map<string, LedgerEntry[]>>();
+    for (const e of claimed) {
+      const postings = byAccount.get(e.account_id) ?? new Map<string, LedgerEntry[]>();
+      postings.set(e.posting_id, [...(postings.get(e.posting_id) ?? []), e]);
+      byAccount.set(e.account_id, postings);
+    }
+    const results = await Promise.all(
+      [...byAccount].map(async ([accountId, postings]) => [accountId, await applyPostings(accounts, accountId, postings, logger, now)] as const),
+    );
+    return new Map(results);
+  }
+
+  async function publish(events: UsageEvent[], posted: Map<string, { account: AccountDoc; keys: string[] }>): Promise<void> {
+    const keysByAccount = new Map<string, Set<string>>();
+    for (const e of events) {
+      const keys = keysByAccount.get(e.account_id) ?? new Set<string>();
+      if (e.key_hash) keys.add(e.key_hash);
+      keysByAccount.set(e.account_id, keys);
+    }
+    for (const [accountId, result] of posted) {
+      const keys = keysByAccount.get(accountId) ?? new Set<string>();
+      result.keys.forEach((k) => keys.add(k));
+      keysByAccount.set(accountId, keys);
+    }
+    // A redelivery whose postings all landed still publishes: a lost publish is repaired, and the version lets caches ignore repeats.
+    const unposted = [...keysByAccount.keys()].filter((id) => !posted.has(id));
+    const reread = unposted.length > 0 ? await accounts.find({ _id: { $in: unposted } }) : [];
+    const current = [...[...posted.values()].map((r) => r.account), ...reread];
+    const at = now();
+    await publishBalanceChanges(bus, current.map((a) => balanceChangedEvent(a, keysByAccount.get(a._id) ?? [], at)));
+  }
+
+  return async (messages) => {
+    const events = await parse(messages);
+    if (events.length === 0) return;
+    // New entries are born claimed by this delivery's posting; entries already recorded keep theirs.
+    await record(events, `posting-${randomUUID()}`);
+    await faults.afterLedgerInsert?.();
+
+    const open = await ledger.find({ _id: { $in: events.map((e) => e.request_id) }, state: 'applying' });
+    let posted = new Map<string, { account: AccountDoc; keys: string[] }>();
+    if (open.length > 0) {
+      const postingIds = [...new Set(open.map((e) => e.posting_id))];
+      posted = await post(postingIds);
+      await faults.afterBalanceUpdate?.();
+      await ledger.updateMany({ posting_id: { $in: postingIds }, state: 'applying' }, { $set: { state: 'applied', applied_at_ms: now().getTime() } });
+    }
+    await publish(events, posted);
+  };
+}
+
+export function startUsageConsumer(deps: UsageConsumerDeps & { maxBatch: number }): Promise<Subscription> {
+  return deps.bus.subscribe<unknown>({
+    topics: [TOPICS.usage],
+    group: USAGE_CONSUMER_GROUP,
+    maxBatch: deps.maxBatch,
+    handleBatch: createUsageBatchHandler(deps),
+  });
+}

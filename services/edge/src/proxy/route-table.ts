@@ -1,0 +1,20 @@
+/** Which service owns a public path, and whether the path needs an API key. */
+export type Upstream = 'inference' | 'keys' | 'billing';
+
+export interface RouteMatch {
+  upstream: Upstream;
+  auth: 'required' | 'optional';
+  /** `x-api-key` is accepted as well as Bearer (messages-style clients). */
+  allowXApiKey: boolean;
+}
+
+const exactOrUnder = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/** Explicit table: a path no service owns is a 404 at the edge, never forwarded. */
+export function matchRoute(path: string): RouteMatch | null {
+  if (exactOrUnder(path, '/v1/models')) return { upstream: 'inference', auth: 'optional', allowXApiKey: false };
+  if (path === '/v1/chat/completions') return { upstream: 'inference', auth: 'required', allowXApiKey: false };
+  if (path === '/v1/key' || exactOrUnder(path, '/v1/keys')) return { upstream: 'keys', auth: 'required', allowXApiKey: false };
+  if (path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
+  return null;
+}

@@ -1,0 +1,64 @@
+import type { Catalog, CatalogModel } from '@gw/catalog';
+
+/** Spec: Model. Built once from the catalogue; routing data (deployments, prices) never leaks into it. */
+export interface ModelObject {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  architecture: { input_modalities: string[]; output_modalities: string[]; tokenizer: string | null };
+  canonical_slug: string;
+  context_length: number | null;
+  default_parameters: Record<string, unknown>;
+  description: string;
+  expiration_date: string | null;
+  model_hub_id: string | null;
+  knowledge_cutoff: string | null;
+  links: { details: string };
+  name: string;
+  per_request_limits: { completion_tokens: number | null; prompt_tokens: number | null };
+  supported_parameters: string[];
+  parameter_schema: Record<string, { type: string; options: unknown[] | null; default: unknown; min: number | null; max: number | null }>;
+  supported_voices: string[] | null;
+}
+
+export function toModelObject(m: CatalogModel): ModelObject {
+  const parameterSchema = Object.fromEntries(
+    Object.entries(m.parameter_schema).map(([name, p]) => [name, { type: p.type, options: p.options, default: p.default ?? null, min: p.min, max: p.max }]),
+  );
+  return {
+    id: m.id,
+    object: 'model',
+    created: Math.floor(Date.parse(m.updated_at) / 1000),
+    owned_by: m.owned_by,
+    architecture: m.architecture,
+    canonical_slug: m.id,
+    context_length: m.context_length,
+    default_parameters: m.default_parameters,
+    description: m.description,
+    expiration_date: m.expiration_date,
+    model_hub_id: m.model_hub_id,
+    knowledge_cutoff: m.knowledge_cutoff,
+    links: { details: `/v1/models/${m.id}` },
+    name: m.name,
+    per_request_limits: { completion_tokens: m.per_request_limits.completion_tokens, prompt_tokens: m.per_request_limits.prompt_tokens },
+    supported_parameters: Object.keys(m.parameter_schema),
+    parameter_schema: parameterSchema,
+    supported_voices: m.supported_voices,
+  };
+}
+
+/** The catalogue as the model endpoints serve it, pre-serialized since it only changes with configuration. */
+export class ModelDirectory {
+  private readonly byId: Map<string, { model: CatalogModel; object: ModelObject }>;
+  readonly listJson: string;
+
+  constructor(catalog: Catalog) {
+    this.byId = new Map(catalog.models.map((m) => [m.id, { model: m, object: toModelObject(m) }]));
+    this.listJson = JSON.stringify({ object: 'list', data: [...this.byId.values()].map((e) => e.object) });
+  }
+
+  get(id: string) {
+    return this.byId.get(id);
+  }
+}

@@ -1,0 +1,134 @@
+import { InputError } from '@gw/platform';
+import type { CatalogModel } from '@gw/catalog';
+import type { ChatCompletionRequest } from '@gw/provider-spec';
+
+/**
+ * Shape checks of the spec's chat body. Every failure is a 400 naming the offending `param` (dotted path
+ * with indexes, e.g. `messages[2].role`). Unknown top-level fields are left to the translator.
+ */
+const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
+const EFFORTS = new Set(['xhigh', 'high', 'medium', 'low', 'minimal', 'none']);
+const FORMATS = new Set(['text', 'json_object', 'json_schema']);
+
+type Body = Record<string, unknown>;
+const isObject = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function expect(ok: boolean, param: string, message: string): void {
+  if (!ok) throw new InputError(message, param);
+}
+
+const NUMBER_FIELDS = ['temperature', 'top_p', 'frequency_penalty', 'presence_penalty'];
+const INTEGER_FIELDS = ['max_completion_tokens', 'max_tokens', 'top_k', 'context_length', 'top_logprobs', 'seed', 'n'];
+const BOOLEAN_FIELDS = ['stream', 'parallel_tool_calls', 'store', 'network_search', 'logprobs'];
+const OBJECT_FIELDS = ['metadata', 'extra_body', 'provider_options', 'schema_params', 'conversation', 'logit_bias'];
+const STRING_FIELDS = ['model', 'previous_response_id', 'prompt_cache_key', 'truncation', 'verbosity', 'user'];
+
+export function validateChatBody(body: unknown): ChatCompletionRequest {
+  expect(isObject(body), 'body', 'Request body must be a JSON object');
+  const b = body as Body;
+  expect(typeof b.model === 'string' && b.model.length > 0, 'model', 'model is required and must be a non-empty string');
+  for (const f of STRING_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'string', f, `${f} must be a string`);
+  for (const f of NUMBER_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'number' && Number.isFinite(b[f]), f, `${f} must be a number`);
+  for (const f of INTEGER_FIELDS) if (b[f] !== undefined) expect(Number.isInteger(b[f]), f, `${f} must be an integer`);
+  for (const f of BOOLEAN_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'boolean', f, `${f} must be a boolean`);
+  for (const f of OBJECT_FIELDS) if (b[f] !== undefined) expect(isObject(b[f]), f, `${f} must be an object`);
+  for (const f of ['max_completion_tokens', 'max_tokens', 'n'] as const) {
+    if (b[f] !== undefined) expect((b[f] as number) >= 1, f, `${f} must be at least 1`);
+  }
+  validateMessages(b.messages);
+  if (b.stream_options !== undefined) {
+    expect(isObject(b.stream_options), 'stream_options', 'stream_options must be an object');
+    const inc = (b.stream_options as Body).include_usage;
+    expect(inc === undefined || typeof inc === 'boolean', 'stream_options.include_usage', 'include_usage must be a boolean');
+  }
+  if (b.top_logprobs !== undefined) expect(b.logprobs === true, 'top_logprobs', 'top_logprobs requires logprobs=true');
+  if (b.stop !== undefined) {
+    const ok = typeof b.stop === 'string' || (Array.isArray(b.stop) && b.stop.every((s) => typeof s === 'string'));
+    expect(ok, 'stop', 'stop must be a string or an array of strings');
+  }
+  if (b.tools !== undefined) validateTools(b.tools);
+  if (b.tool_choice !== undefined) {
+    const tc = b.tool_choice;
+    const ok = (typeof tc === 'string' && ['none', 'auto', 'required'].includes(tc))
+      || (isObject(tc) && typeof tc.type === 'string' && isObject(tc.function) && typeof tc.function.name === 'string');
+    expect(ok, 'tool_choice', 'tool_choice must be none, auto, required or {type, function: {name}}');
+  }
+  if (b.response_format !== undefined) validateResponseFormat(b.response_format);
+  if (b.reasoning !== undefined) {
+    expect(isObject(b.reasoning), 'reasoning', 'reasoning must be an object');
+    const r = b.reasoning as Body;
+    if (r.effort !== undefined) expect(typeof r.effort === 'string' && EFFORTS.has(r.effort), 'reasoning.effort', `reasoning.effort must be one of ${[...EFFORTS].join(', ')}`);
+    if (r.max_tokens !== undefined) expect(Number.isInteger(r.max_tokens) && (r.max_tokens as number) >= 1, 'reasoning.max_tokens', 'reasoning.max_tokens must be a positive integer');
+    for (const f of ['enabled', 'exclude']) if (r[f] !== undefined) expect(typeof r[f] === 'boolean', `reasoning.${f}`, `reasoning.${f} must be a boolean`);
+  }
+  if (b.include !== undefined) expect(Array.isArray(b.include) && b.include.every((s) => typeof s === 'string'), 'include', 'include must be an array of strings');
+  return b as unknown as ChatCompletionRequest;
+}
+
+function validateMessages(messages: unknown): void {
+  expect(Array.isArray(messages) && messages.length > 0, 'messages', 'messages must be a non-empty array');
+  (messages as unknown[]).forEach((m, i) => {
+    const p = `messages[${i}]`;
+    expect(isObject(m), p, `${p} must be an object`);
+    const msg = m as Body;
+    expect(typeof msg.role === 'string' && ROLES.has(msg.role), `${p}.role`, `${p}.role must be one of system, user, assistant, tool`);
+    const toolCallTurn = msg.role === 'assistant' && Array.isArray(msg.tool_calls) && msg.tool_calls.length > 0;
+    const c = msg.content;
+    const contentOk = typeof c === 'string'
+      || (Array.isArray(c) && c.every((part) => isObject(part) && typeof part.type === 'string'))
+      || (c === null && toolCallTurn) || (c === undefined && toolCallTurn);
+    expect(contentOk, `${p}.content`, `${p}.content must be a string or an array of content parts`);
+    if (msg.name !== undefined) expect(typeof msg.name === 'string', `${p}.name`, `${p}.name must be a string`);
+    if (msg.role === 'tool') expect(typeof msg.tool_call_id === 'string', `${p}.tool_call_id`, `${p}.tool_call_id is required for tool messages`);
+  });
+}
+
+function validateTools(tools: unknown): void {
+  expect(Array.isArray(tools), 'tools', 'tools must be an array');
+  (tools as unknown[]).forEach((t, i) => {
+    const p = `tools[${i}]`;
+    expect(isObject(t) && typeof t.type === 'string', `${p}.type`, `${p}.type is required`);
+    const fn = (t as Body).function;
+    expect(isObject(fn) && typeof fn.name === 'string' && fn.name.length > 0, `${p}.function.name`, `${p}.function.name is required`);
+  });
+}
+
+function validateResponseFormat(rf: unknown): void {
+  expect(isObject(rf) && typeof rf.type === 'string' && FORMATS.has(rf.type), 'response_format.type', 'response_format.type must be text, json_object or json_schema');
+  const f = rf as Body;
+  if (f.type === 'json_schema') {
+    expect(isObject(f.json_schema), 'response_format.json_schema', 'response_format.json_schema is required for type json_schema');
+    const js = f.json_schema as Body;
+    expect(typeof js.name === 'string' && js.name.length > 0, 'response_format.json_schema.name', 'response_format.json_schema.name is required');
+    if (js.schema !== undefined) expect(isObject(js.schema), 'response_format.json_schema.schema', 'response_format.json_schema.schema must be an object');
+  }
+}
+
+/**
+ * Checks against the model's own bounds (`parameter_schema` min/max/options, `per_request_limits`, the
+ * stop `max_items`). Out of range is refused, never clamped.
+ */
+export function validateAgainstModel(req: ChatCompletionRequest, model: CatalogModel): void {
+  const body = req as unknown as Body;
+  for (const [name, spec] of Object.entries(model.parameter_schema)) {
+    const value = body[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'number') {
+      if (spec.min !== null) expect(value >= spec.min, name, `${name} must be at least ${spec.min} for model ${model.id}`);
+      if (spec.max !== null) expect(value <= spec.max, name, `${name} must be at most ${spec.max} for model ${model.id}`);
+    }
+    if (spec.options && spec.options.length > 0) {
+      expect(spec.options.includes(value as string | number | boolean), name, `${name} must be one of ${spec.options.join(', ')} for model ${model.id}`);
+    }
+    if (spec.max_items != null && Array.isArray(value)) {
+      expect(value.length <= spec.max_items, name, `${name} accepts at most ${spec.max_items} items for model ${model.id}`);
+    }
+  }
+  const completionLimit = model.per_request_limits.completion_tokens;
+  if (completionLimit !== null) {
+    for (const f of ['max_completion_tokens', 'max_tokens'] as const) {
+      const v = req[f];
+      if (v !== undefined) expect(v <= completionLimit, f, `${f} must be at most ${completionLimit} for model ${model.id}`);
+    }
+  }
+}

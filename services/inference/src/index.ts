@@ -1,0 +1,2 @@
+export { startInferenceService, type InferenceDeps } from './app';
+export { inferenceConfigSchema, loadInferenceConfig, type InferenceConfig } from './config';

@@ -1,0 +1,75 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  closeServer, createHttpApp, finishHttpApp, Health, listen, Metrics, type GrpcServerHandle, type Logger, type RunningService,
+} from '@gw/platform';
+import type { Bus } from '@gw/bus';
+import type { Store } from '@gw/store';
+import type { KeysConfig } from './config';
+import { startKeysGrpcServer } from './grpc-server';
+import { mountKeyRoutes } from './http-routes';
+import { KeyStore } from './key-store';
+import { BillingKeyUsage, type KeyUsageSource } from './key-usage';
+import { KeysService } from './keys-service';
+
+export interface KeysServiceOptions {
+  config: Pick<KeysConfig, 'KEYS_HTTP_PORT' | 'KEYS_GRPC_PORT' | 'BILLING_GRPC_ADDR' | 'SEED_ACCOUNTS'>;
+  store: Store;
+  bus: Bus;
+  logger: Logger;
+  /** Where a bootstrap secret is shown, once; stdout unless a test captures it. */
+  announce?: (line: string) => void;
+  /** Clock, for tests of expiry. */
+  now?: () => Date;
+  /** Interface the servers bind to. */
+  host?: string;
+}
+
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Starts the keys service on engines the caller owns (and closes): HTTP key management + gRPC Authenticate. */
+export async function startKeysService(opts: KeysServiceOptions): Promise<RunningService> {
+  const { config, store, bus, logger } = opts;
+  const host = opts.host ?? '0.0.0.0';
+  const keys = KeyStore.over(store);
+  await keys.ensureIndexes();
+
+  const usage: KeyUsageSource = new BillingKeyUsage(config.BILLING_GRPC_ADDR);
+  const service = new KeysService({
+    keys, usage, bus, logger, now: opts.now,
+    announce: opts.announce ?? ((line) => process.stdout.write(`${line}\n`)),
+  });
+  let http: Server | undefined;
+  let grpc: GrpcServerHandle | undefined;
+  try {
+    await service.ensureBootstrapKeys(config.SEED_ACCOUNTS);
+
+    const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
+    const app = createHttpApp({ logger, health, metrics: new Metrics('keys'), bodyLimitBytes: BODY_LIMIT_BYTES });
+    mountKeyRoutes(app, service, logger, opts.now);
+    finishHttpApp(app, logger);
+
+    http = await listen(app, config.KEYS_HTTP_PORT, host);
+    grpc = await startKeysGrpcServer({ address: `${host}:${config.KEYS_GRPC_PORT}`, service, health, logger });
+    const httpPort = (http.address() as AddressInfo).port;
+    logger.info({ httpPort, grpcPort: grpc.port }, 'keys service started');
+
+    const [httpServer, grpcServer] = [http, grpc];
+    return {
+      name: 'keys',
+      httpPort,
+      grpcPort: grpc.port,
+      health,
+      async stop() {
+        health.startDraining();
+        await Promise.all([closeServer(httpServer), grpcServer.shutdown()]);
+        usage.close();
+      },
+    };
+  } catch (err) {
+    // A half-started service must not keep ports or channels open.
+    await Promise.all([http && closeServer(http, 0), grpc?.shutdown(0)]);
+    usage.close();
+    throw err;
+  }
+}

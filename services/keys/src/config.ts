@@ -1,0 +1,38 @@
+import { engineEnv, loadConfig, port } from '@gw/platform';
+import { z } from 'zod';
+
+const seedAccount = z.object({
+  id: z.string().min(1),
+  /** Bootstrap management key secret; when absent a random one is made and printed once. */
+  management_key: z.string().min(1).optional(),
+}).strict();
+
+export type SeedAccount = z.infer<typeof seedAccount>;
+
+const seedAccounts = z
+  .string()
+  .default('[{"id":"acct_local"}]')
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {id, management_key?}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(seedAccount));
+
+export const keysConfigSchema = z.object({
+  KEYS_HTTP_PORT: port(8081),
+  KEYS_GRPC_PORT: port(9081),
+  BILLING_GRPC_ADDR: z.string().min(1).default('127.0.0.1:9082'),
+  SEED_ACCOUNTS: seedAccounts,
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  ...engineEnv,
+});
+
+export type KeysConfig = z.infer<typeof keysConfigSchema>;
+
+export function loadKeysConfig(env: NodeJS.ProcessEnv = process.env): KeysConfig {
+  return loadConfig(keysConfigSchema, env);
+}

@@ -1,0 +1,35 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+export const E2E_MODEL = 'e2e/echo-chat';
+/** USD per million tokens; integer micros per token make expected charges exact. */
+export const E2E_PRICE = { prompt_per_million: '2.00', completion_per_million: '4.00' };
+
+/** A catalogue routing the e2e model to the simulator on `simulatorPort`. */
+export function writeE2ECatalog(simulatorPort: number): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-catalog-'));
+  const file = path.join(dir, 'catalog.json');
+  writeFileSync(file, JSON.stringify({
+    providers: {
+      simulator: { kind: 'openai-compatible', base_url: `http://127.0.0.1:${simulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 },
+    },
+    models: [{
+      id: E2E_MODEL,
+      name: 'E2E echo chat',
+      owned_by: 'Gateway simulator',
+      updated_at: '2026-11-01T00:00:00Z',
+      description: 'Simulated model for end-to-end tests.',
+      architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+      context_length: 8192,
+      per_request_limits: { prompt_tokens: 6000, completion_tokens: 2000 },
+      parameter_schema: {
+        temperature: { type: 'number', options: null, default: 1, min: 0, max: 2 },
+        max_completion_tokens: { type: 'integer', options: null, default: null, min: 1, max: 2000 },
+        stop: { type: 'array', options: null, default: null, min: null, max: null, max_items: 4 },
+      },
+      deployments: [{ id: 'e2e-simulator', provider: 'simulator', provider_model: 'echo-chat', price: E2E_PRICE }],
+    }],
+  }, null, 2));
+  return file;
+}

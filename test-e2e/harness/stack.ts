@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createBus, type Bus } from '@gw/bus';
+import { createLogger } from '@gw/platform';
+import { startLocalStack } from '@gw/local-stack';
+import { startOpenAISimulator } from '@gw/simulators';
+import { writeE2ECatalog } from './catalog';
+import { freePort, httpOk, waitFor } from './ports';
+
+export type StackMode = 'processes' | 'embedded';
+
+export interface TestStack {
+  mode: StackMode;
+  /** Edge base URL including `/v1`, as SDK clients take it. */
+  baseURL: string;
+  accountId: string;
+  /** Management key of an account with credit. */
+  key: string;
+  /** Management key of an account with no balance. */
+  brokeKey: string;
+  /** The bus the services use, to inject events the way a redelivery would. */
+  bus: Bus;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function seeds(tag: string) {
+  const accountId = `acct_e2e_${tag}`;
+  const key = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
+  const brokeKey = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
+  const accounts = [
+    { id: accountId, credit_usd: '10', management_key: key },
+    { id: `acct_broke_${tag}`, credit_usd: '0', management_key: brokeKey },
+  ];
+  return { accountId, key, brokeKey, json: JSON.stringify(accounts) };
+}
+
+export async function startStack(mode: StackMode): Promise<TestStack> {
+  return mode === 'processes' ? startProcesses() : startEmbedded();
+}
+
+/** Every service as its own process on the real engines (MONGO_URL, KAFKA_BROKERS from the jest setup). */
+async function startProcesses(): Promise<TestStack> {
+  const mongoUrl = process.env.MONGO_URL;
+  const brokers = process.env.KAFKA_BROKERS;
+  if (!mongoUrl || !brokers) throw new Error('MONGO_URL and KAFKA_BROKERS must be set (the jest global setup starts the engines)');
+  const tag = randomBytes(4).toString('hex');
+  const s = seeds(tag);
+  const logDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-logs-'));
+  const [sim, edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(
+    Array.from({ length: 8 }, () => freePort()),
+  );
+  const dbUrl = new URL(mongoUrl);
+  dbUrl.pathname = `/gw_e2e_${tag}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    LOG_LEVEL: 'info',
+    STORE: 'mongo',
+    MONGO_URL: dbUrl.toString(),
+    BUS: 'kafka',
+    KAFKA_BROKERS: brokers,
+    SEED_ACCOUNTS: s.json,
+    CATALOG_FILE: writeE2ECatalog(sim),
+    SIMULATOR_API_KEY: 'e2e-simulator-key',
+    EDGE_PORT: String(edgePort),
+    EDGE_ADMIN_PORT: String(edgeAdmin),
+    KEYS_HTTP_PORT: String(keysHttp),
+    KEYS_GRPC_PORT: String(keysGrpc),
+    BILLING_HTTP_PORT: String(billingHttp),
+    BILLING_GRPC_PORT: String(billingGrpc),
+    INFERENCE_HTTP_PORT: String(inferenceHttp),
+    KEYS_GRPC_ADDR: `127.0.0.1:${keysGrpc}`,
+    BILLING_GRPC_ADDR: `127.0.0.1:${billingGrpc}`,
+    KEYS_HTTP_URL: `http://127.0.0.1:${keysHttp}`,
+    BILLING_HTTP_URL: `http://127.0.0.1:${billingHttp}`,
+    INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}`,
+  };
+  const children: ChildProcess[] = [];
+  const run = (name: string, file: string, args: string[] = []) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, file), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const log = createWriteStream(path.join(logDir, `${name}.log`));
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    children.push(child);
+  };
+  run('simulator', 'packages/simulators/src/main.ts', ['--port', String(sim)]);
+  run('billing', 'services/billing/src/main.ts');
+  run('keys', 'services/keys/src/main.ts');
+  run('inference', 'services/inference/src/main.ts');
+  run('edge', 'services/edge/src/main.ts');
+  const stopAll = async () => {
+    await Promise.all(children.map((c) => new Promise<void>((resolve) => {
+      if (c.exitCode !== null) return resolve();
+      c.once('exit', () => resolve());
+      c.kill('SIGTERM');
+      setTimeout(() => c.kill('SIGKILL'), 8000).unref();
+    })));
+  };
+  try {
+    await waitFor('services ready', async () =>
+      (await Promise.all([
+        httpOk(`http://127.0.0.1:${billingHttp}/readyz`),
+        httpOk(`http://127.0.0.1:${keysHttp}/readyz`),
+        httpOk(`http://127.0.0.1:${inferenceHttp}/readyz`),
+        httpOk(`http://127.0.0.1:${edgeAdmin}/readyz`),
+      ])).every(Boolean), 90_000);
+  } catch (err) {
+    await stopAll();
+    throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
+  }
+  const bus = createBus({ engine: 'kafka', brokers: brokers.split(','), clientId: `e2e-${tag}` }, createLogger('e2e-bus', 'warn'));
+  return {
+    mode: 'processes',
+    baseURL: `http://127.0.0.1:${edgePort}/v1`,
+    accountId: s.accountId,
+    key: s.key,
+    brokeKey: s.brokeKey,
+    bus,
+    stop: async () => {
+      await bus.close();
+      await stopAll();
+      rmSync(logDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The single-process embedded mode, as `pnpm start` runs it, on a temp data dir. */
+async function startEmbedded(): Promise<TestStack> {
+  const tag = randomBytes(4).toString('hex');
+  const s = seeds(tag);
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-data-'));
+  const sim = await startOpenAISimulator({ port: 0 });
+  const [edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(
+    Array.from({ length: 7 }, () => freePort()),
+  );
+  const env: NodeJS.ProcessEnv = {
+    SEED_ACCOUNTS: s.json,
+    CATALOG_FILE: writeE2ECatalog(sim.port),
+    SIMULATOR_API_KEY: 'e2e-simulator-key',
+    EDGE_PORT: String(edgePort),
+    EDGE_ADMIN_PORT: String(edgeAdmin),
+    KEYS_HTTP_PORT: String(keysHttp),
+    KEYS_GRPC_PORT: String(keysGrpc),
+    BILLING_HTTP_PORT: String(billingHttp),
+    BILLING_GRPC_PORT: String(billingGrpc),
+    INFERENCE_HTTP_PORT: String(inferenceHttp),
+    KEYS_GRPC_ADDR: `127.0.0.1:${keysGrpc}`,
+    BILLING_GRPC_ADDR: `127.0.0.1:${billingGrpc}`,
+    KEYS_HTTP_URL: `http://127.0.0.1:${keysHttp}`,
+    BILLING_HTTP_URL: `http://127.0.0.1:${billingHttp}`,
+    INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}`,
+  };
+  const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
+  return {
+    mode: 'embedded',
+    baseURL: `http://127.0.0.1:${stack.edge.httpPort}/v1`,
+    accountId: s.accountId,
+    key: s.key,
+    brokeKey: s.brokeKey,
+    bus: stack.bus,
+    stop: async () => {
+      await stack.stop();
+      await sim.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function tails(dir: string): string {
+  return ['simulator', 'billing', 'keys', 'inference', 'edge'].map((n) => {
+    try {
+      const lines = readFileSync(path.join(dir, `${n}.log`), 'utf8').trim().split('\n');
+      return `--- ${n} ---\n${lines.slice(-15).join('\n')}`;
+    } catch {
+      return `--- ${n}: no log ---`;
+    }
+  }).join('\n');
+}
