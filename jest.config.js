@@ -9,6 +9,7 @@ module.exports = {
       roots: ['<rootDir>/packages', '<rootDir>/services'],
       testMatch: ['**/src/**/*.test.ts'],
       globalSetup: '<rootDir>/scripts/jest/engines-setup.js',
+      globalTeardown: '<rootDir>/scripts/jest/engines-teardown.js',
     },
     {
       displayName: 'e2e',
@@ -17,6 +18,7 @@ module.exports = {
       roots: ['<rootDir>/test-e2e'],
       testMatch: ['**/*.test.ts'],
       globalSetup: '<rootDir>/scripts/jest/engines-setup.js',
+      globalTeardown: '<rootDir>/scripts/jest/engines-teardown.js',
     },
   ],
 };

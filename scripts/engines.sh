@@ -5,8 +5,12 @@
 #   scripts/engines.sh fetch    resolve the jars into .cache/engines/{kafka,mongo}-libs (skipped when present)
 #   scripts/engines.sh start    fetch if needed, start both in the background, wait until ready,
 #                               write .cache/engines/env (MONGO_URL, KAFKA_BROKERS); no-op if already up
-#   scripts/engines.sh stop     stop both
+#   scripts/engines.sh stop     stop both (or only those named: stop kafka | stop mongo)
 #   scripts/engines.sh status   print what is running
+#   scripts/engines.sh lease PID / release PID
+#                               for the jest hooks: lease = start on behalf of process PID; release drops
+#                               that lease and stops the engines a lease started once no live lease is left
+#                               (so parallel test runs share them, and a start by hand keeps them up)
 #
 # Ports: GW_KAFKA_PORT (19092), GW_KAFKA_CONTROLLER_PORT (19093), GW_MONGO_PORT (27018).
 # Ready timeout in seconds: GW_ENGINES_TIMEOUT (90).
@@ -129,7 +133,7 @@ stop_one() {
     if kill -0 "$pid" 2>/dev/null; then log "$1 did not stop on SIGTERM, killing"; kill -KILL "$pid" 2>/dev/null || true; fi
     log "stopped $1 (pid $pid)"
   fi
-  rm -f "$pidfile"
+  rm -f "$pidfile" "$RUN/$1.leased"
 }
 
 # ensure <name> <cmdline pattern> <port>: returns 0 if ours is already up; otherwise clears a half-dead
@@ -143,38 +147,44 @@ ensure() {
   return 1
 }
 
-# fail_start <kafka|mongo> <message>: show the failing engine's log, stop both (no half-started state), exit.
+# fail_start <kafka|mongo> <message>: show the failing engine's log, stop what this start launched
+# (no half-started state; engines that were already running stay), exit.
 fail_start() {
   echo "--- last lines of $RUN/$1.log" >&2
   tail -n 40 "$RUN/$1.log" >&2 || true
-  stop_one kafka kafka.Kafka
-  stop_one mongo MongoWireServer
+  if ((need_kafka)); then stop_one kafka kafka.Kafka; fi
+  if ((need_mongo)); then stop_one mongo MongoWireServer; fi
   die "$2 (full log: $RUN/$1.log)"
 }
 
+# One start/stop/release at a time (several test runs may start together). Fd 9 holds the lock.
+lock_run() { mkdir -p "$RUN/leases"; exec 9>"$RUN/lock" && flock 9; }
+
+# cmd_start [lease PID]
 cmd_start() {
+  local lease="${2:-}"
   command -v java >/dev/null || die "java not found (Java 17+ is required)"
   cmd_fetch
-  mkdir -p "$RUN"
-  exec 9>"$RUN/lock" && flock 9   # one start/stop at a time (e.g. two test runs at once)
-  local started=0 t0=$SECONDS
+  lock_run
+  local t0=$SECONDS
   [[ $(printf '%s\n' "$KAFKA_PORT" "$CONTROLLER_PORT" "$MONGO_PORT" | sort -u | wc -l) == 3 ]] ||
     die "GW_KAFKA_PORT, GW_KAFKA_CONTROLLER_PORT and GW_MONGO_PORT must differ"
-  if ! ensure kafka kafka.Kafka "$KAFKA_PORT"; then
-    if port_open "$CONTROLLER_PORT"; then die "Kafka controller port $CONTROLLER_PORT is taken (GW_KAFKA_CONTROLLER_PORT)"; fi
-    start_kafka
-    started=1
-  fi
-  if ! ensure mongo MongoWireServer "$MONGO_PORT"; then start_mongo; started=1; fi
+  # Check both before starting either, so a busy port leaves nothing half-started.
+  local need_kafka=0 need_mongo=0
+  ensure kafka kafka.Kafka "$KAFKA_PORT" || need_kafka=1
+  ensure mongo MongoWireServer "$MONGO_PORT" || need_mongo=1
+  if ((need_kafka)) && port_open "$CONTROLLER_PORT"; then die "Kafka controller port $CONTROLLER_PORT is taken (GW_KAFKA_CONTROLLER_PORT)"; fi
+  if ((need_kafka)); then start_kafka; fi
+  if ((need_mongo)); then start_mongo; fi
 
-  if ((started)); then
+  if ((need_kafka || need_mongo)); then
     log "waiting up to ${TIMEOUT}s for Kafka on :$KAFKA_PORT and Mongo-wire on :$MONGO_PORT..."
     local kafka_ok=0 mongo_ok=0
     while ((SECONDS - t0 < TIMEOUT)); do
       alive "$RUN/kafka.pid" kafka.Kafka || fail_start kafka "Kafka exited during start-up"
       alive "$RUN/mongo.pid" MongoWireServer || fail_start mongo "Mongo-wire server exited during start-up"
       # The port opens before the broker has finished starting; the log line marks the end of start-up.
-      ((kafka_ok)) || { grep -q 'Kafka Server started' "$RUN/kafka.log" && port_open "$KAFKA_PORT" && kafka_ok=1; } || true
+      ((kafka_ok)) || { grep -q 'Kafka Server started' "$RUN/kafka.log" 2>/dev/null && port_open "$KAFKA_PORT" && kafka_ok=1; } || true
       ((mongo_ok)) || { port_open "$MONGO_PORT" && mongo_ok=1; } || true
       ((kafka_ok && mongo_ok)) && break
       sleep 0.5
@@ -183,16 +193,50 @@ cmd_start() {
     ((mongo_ok)) || fail_start mongo "Mongo-wire server not ready after ${TIMEOUT}s"
     log "ready in $((SECONDS - t0))s"
   fi
+  if [[ -n "$lease" ]]; then
+    touch "$RUN/leases/$lease"
+    # Mark what this lease started: the last release stops exactly those.
+    if ((need_kafka)); then touch "$RUN/kafka.leased"; fi
+    if ((need_mongo)); then touch "$RUN/mongo.leased"; fi
+  else
+    rm -f "$RUN/kafka.leased" "$RUN/mongo.leased"   # started by hand: keep them up after the tests
+  fi
   write_env
   log "env written to $CACHE/env"
 }
 
+# The env file points at both engines: drop it once neither runs.
+drop_env_if_idle() {
+  if ! alive "$RUN/kafka.pid" kafka.Kafka && ! alive "$RUN/mongo.pid" MongoWireServer; then rm -f "$CACHE/env"; fi
+}
+
+cmd_release() {
+  local f
+  lock_run
+  rm -f "$RUN/leases/$1"
+  for f in "$RUN/leases"/*; do
+    [[ -e "$f" ]] || continue
+    if kill -0 "$(basename "$f")" 2>/dev/null; then log "still leased by test run pid $(basename "$f"), leaving the engines up"; return 0; fi
+    rm -f "$f"   # a test run that died without releasing
+  done
+  if [[ -f "$RUN/kafka.leased" ]]; then stop_one kafka kafka.Kafka; fi
+  if [[ -f "$RUN/mongo.leased" ]]; then stop_one mongo MongoWireServer; fi
+  drop_env_if_idle
+}
+
+# cmd_stop [kafka] [mongo]: stops the named engines, both by default.
 cmd_stop() {
-  mkdir -p "$RUN"
-  exec 9>"$RUN/lock" && flock 9
-  stop_one kafka kafka.Kafka
-  stop_one mongo MongoWireServer
-  rm -f "$CACHE/env"   # nothing to point at any more
+  lock_run
+  local name names=("$@")
+  ((${#names[@]})) || names=(kafka mongo)
+  for name in "${names[@]}"; do
+    case "$name" in
+      kafka) stop_one kafka kafka.Kafka ;;
+      mongo) stop_one mongo MongoWireServer ;;
+      *) die "unknown engine '$name' (kafka|mongo)" ;;
+    esac
+  done
+  drop_env_if_idle
 }
 
 cmd_status() {
@@ -207,12 +251,17 @@ cmd_status() {
     fi
   done
   [[ -f "$CACHE/env" ]] && echo "env file: $CACHE/env" || true
+  local leases
+  leases="$(ls "$RUN/leases" 2>/dev/null | tr '\n' ' ')" || true   # no run dir yet on a fresh clone
+  [[ -z "$leases" ]] || echo "leased by test runs (pids): $leases"
 }
 
 case "${1:-}" in
   fetch) cmd_fetch ;;
   start) cmd_start ;;
-  stop) cmd_stop ;;
+  lease) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "usage: $0 lease PID"; cmd_start lease "$2" ;;
+  release) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "usage: $0 release PID"; cmd_release "$2" ;;
+  stop) shift; cmd_stop "$@" ;;
   status) cmd_status ;;
-  *) echo "usage: $0 fetch|start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 fetch|start|stop [kafka|mongo]|status|lease PID|release PID" >&2; exit 2 ;;
 esac

@@ -48,11 +48,12 @@ export function expectEnvelope(res: ApiResponse, status: number, code?: string, 
     error: {
       message: expect.any(String),
       type: expect.any(String),
-      param: param === undefined ? expect.anything() : param,
+      // `param` must be present (null when no single parameter is at fault); checked exactly when given.
+      param: param === undefined ? res.body?.error?.param ?? null : param,
       code: code ?? expect.any(String),
       traceId: expect.any(String),
     },
     traceId: res.body.error.traceId,
   });
-  if (param === undefined) expect(res.body.error).toHaveProperty('param');
+  expect(res.body.error).toHaveProperty('param');
 }

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { callUnary, GatewayError, type RunningService } from '@gw/platform';
-import { billingProto, healthProto, type Balance__Output, type BillingServiceClient, type KeyUsage__Output } from '@gw/proto';
+import { billingProto, healthProto, type Balance__Output, type BillingServiceClient, type KeyUsage__Output, type PreauthorizeRequest, type PreauthorizeResult } from '@gw/proto';
 import { accountsCollection } from './accounts';
 import { ledgerCollection } from './ledger';
 import { asBatch, Engines, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
@@ -10,9 +10,6 @@ const KEY = 'aa'.repeat(32);
 const OTHER_KEY = 'cc'.repeat(32);
 // One event: 100 prompt x 1 micro + 50 completion x 2 micros, made on Monday 2026-11-02.
 const CHARGE = 200;
-
-type PreauthorizeRequest = Parameters<BillingServiceClient['Preauthorize']>[0];
-interface PreauthorizeResponse { balance: Balance__Output | null; key_period_usage_micros: number }
 
 describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) => {
   let engines: Engines;
@@ -41,7 +38,7 @@ describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) =
     await engines.close();
   });
 
-  const preauthorize = (req: PreauthorizeRequest) => callUnary<PreauthorizeRequest, PreauthorizeResponse>(client, client.Preauthorize, req);
+  const preauthorize = (req: PreauthorizeRequest) => callUnary<PreauthorizeRequest, PreauthorizeResult>(client, client.Preauthorize, req);
   const refusal = async (req: PreauthorizeRequest) => {
     const err = await preauthorize(req).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);

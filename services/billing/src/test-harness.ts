@@ -73,13 +73,16 @@ export class Engines {
   }
 
   async close(): Promise<void> {
-    await this.bus.close();
-    await this.busStore.close();
-    if (this.store.engine === 'mongo') {
-      for (const name of BILLING_COLLECTIONS) await this.store.collection(name).deleteMany({});
+    try {
+      await this.bus.close();
+      await this.busStore.close();
+      if (this.store.engine === 'mongo') {
+        for (const name of BILLING_COLLECTIONS) await this.store.collection(name).deleteMany({});
+      }
+      await this.store.close();
+    } finally {
+      await rm(this.dir, { recursive: true, force: true });
     }
-    await this.store.close();
-    await rm(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -3,10 +3,10 @@ import type { Logger } from '@gw/platform';
 import type { Bus, BusMessage, Subscription } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { TOPICS } from '@gw/proto';
-import { accountsCollection, LIST_PRICE_FACTOR_PPM, type AccountDoc } from './accounts';
+import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
 import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
-import { applyPostings } from './posting';
+import { applyPostings, type PostingResult } from './posting';
 import type { PriceBook } from './pricing';
 import { usageEventSchema, type UsageEvent } from './usage-event';
 
@@ -80,15 +80,16 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     await ledger.insertMany(entries, { ignoreDuplicates: true });
   }
 
-  async function post(postingIds: string[]): Promise<Map<string, { account: AccountDoc; keys: string[] }>> {
+  async function post(postingIds: string[]): Promise<Map<string, PostingResult>> {
     // Read back by posting id: a posting re-driven here must land with every entry it was born with,
     // including entries the bus now delivers in another batch.
     const claimed = await ledger.find({ posting_id: { $in: postingIds }, state: 'applying' });
     const byAccount = new Map<string, Map<string, LedgerEntry[]>>();
     for (const e of claimed) {
-      const postings = byAccount.get(e.account_id) ?? new Map<string, LedgerEntry[]>();
-      postings.set(e.posting_id, [...(postings.get(e.posting_id) ?? []), e]);
-      byAccount.set(e.account_id, postings);
+      if (!byAccount.has(e.account_id)) byAccount.set(e.account_id, new Map());
+      const postings = byAccount.get(e.account_id)!;
+      if (!postings.has(e.posting_id)) postings.set(e.posting_id, []);
+      postings.get(e.posting_id)!.push(e);
     }
     const results = await Promise.all(
       [...byAccount].map(async ([accountId, postings]) => [accountId, await applyPostings(accounts, accountId, postings, logger, now)] as const),
@@ -96,7 +97,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     return new Map(results);
   }
 
-  async function publish(events: UsageEvent[], posted: Map<string, { account: AccountDoc; keys: string[] }>): Promise<void> {
+  async function publish(events: UsageEvent[], posted: Map<string, PostingResult>): Promise<void> {
     const keysByAccount = new Map<string, Set<string>>();
     for (const e of events) {
       const keys = keysByAccount.get(e.account_id) ?? new Set<string>();
@@ -124,7 +125,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     await faults.afterLedgerInsert?.();
 
     const open = await ledger.find({ _id: { $in: events.map((e) => e.request_id) }, state: 'applying' });
-    let posted = new Map<string, { account: AccountDoc; keys: string[] }>();
+    let posted = new Map<string, PostingResult>();
     if (open.length > 0) {
       const postingIds = [...new Set(open.map((e) => e.posting_id))];
       posted = await post(postingIds);

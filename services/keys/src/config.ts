@@ -1,11 +1,12 @@
 import { engineEnv, loadConfig, port } from '@gw/platform';
 import { z } from 'zod';
 
+// SEED_ACCOUNTS is shared with billing, which reads the balance fields; keys reads only its own.
 const seedAccount = z.object({
   id: z.string().min(1),
   /** Bootstrap management key secret; when absent a random one is made and printed once. */
   management_key: z.string().min(1).optional(),
-}).strict();
+});
 
 export type SeedAccount = z.infer<typeof seedAccount>;
 

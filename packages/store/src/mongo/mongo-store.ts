@@ -26,36 +26,65 @@ function withTimeout<V>(promise: Promise<V>, ms: number, fallback: V): Promise<V
 class MongoStore implements Store {
   readonly engine = 'mongo';
   private readonly log = createLogger('store-mongo');
-  private readonly connection: mongoose.Connection;
-  private readonly opened: Promise<mongo.Db>;
+  private readonly connection = mongoose.createConnection();
+  private readonly url: string;
   private readonly pingTimeoutMs: number;
+  private opening: Promise<mongo.Db> | undefined;
+  private closed = false;
 
   constructor(cfg: MongoStoreConfig) {
+    this.url = cfg.url;
     this.pingTimeoutMs = cfg.pingTimeoutMs ?? 2_000;
-    // The driver default, pinned: an `undefined` value is stored (and matched) as null, as on the embedded engine.
-    this.connection = mongoose.createConnection(cfg.url, { ignoreUndefined: false, autoIndex: false, autoCreate: false });
     // Without a listener, a connection 'error' event would be thrown as an uncaught exception.
-    this.connection.on('error', (err: unknown) => this.log.error({ err }, 'mongo connection error'));
-    this.opened = this.connection.asPromise().then((conn) => {
-      if (!conn.db) throw new Error('MongoDB connection opened without a database');
-      return conn.db;
+    this.connection.on('error', (err: unknown) => {
+      if (!this.closed) this.log.error({ err }, 'mongo connection error');
     });
-    // Failures reach callers through each operation; this only keeps a failed connect from going unhandled.
-    this.opened.catch(() => undefined);
+    // Connect now so the first request does not wait for it; failures reach callers through each operation.
+    this.database().catch(() => undefined);
+  }
+
+  /**
+   * The connected database. A failed first connection is retried by the next call: mongoose gives up on an
+   * initial connection failure, and the server may simply not be up yet.
+   */
+  private database(): Promise<mongo.Db> {
+    if (this.closed) return Promise.reject(new Error('Mongo store is closed'));
+    if (!this.opening) {
+      const opening = this.connection
+        // ignoreUndefined pinned to the driver default: `undefined` is stored and matched as null, as on the
+        // embedded engine. No models here, so nothing for mongoose to create or index.
+        .openUri(this.url, { ignoreUndefined: false, autoIndex: false, autoCreate: false })
+        .then((conn) => {
+          if (!conn.db) throw new Error('MongoDB connection opened without a database');
+          return conn.db;
+        });
+      opening.catch(() => {
+        if (this.opening === opening) this.opening = undefined;
+      });
+      this.opening = opening;
+    }
+    return this.opening;
   }
 
   collection<T extends Doc>(name: string): Collection<T> {
-    return new MongoCollection<T>(name, () => this.opened);
+    if (this.closed) throw new Error('Mongo store is closed');
+    return new MongoCollection<T>(name, () => this.database());
   }
 
   async ping(): Promise<boolean> {
-    const answer = this.opened
+    const answer = this.database()
       .then((db) => db.admin().command({ ping: 1 }))
       .then((r) => r.ok === 1, () => false);
     return withTimeout(answer, this.pingTimeoutMs, false);
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.connection.readyState === mongoose.ConnectionStates.connecting) {
+      // mongoose's close() waits for a pending connect, up to the server selection timeout (30 s);
+      // closing the driver's client ends that connect attempt now.
+      await this.connection.getClient()?.close().catch(() => undefined);
+    }
     await this.connection.close();
   }
 }

@@ -101,6 +101,7 @@ function compileOperator(operator: string, operand: unknown, reach: Reach): Pred
 /** The operand as the driver would send it (`undefined` → null), refusing what we cannot compare. */
 function operandValue(operand: unknown): unknown {
   if (operand instanceof RegExp) throw new Error('Regular expressions are not supported in filters');
+  if (typeof operand === 'number') return operand; // ±Infinity is a fine bound though it cannot be stored
   return toStoredValue(operand);
 }
 
@@ -120,6 +121,8 @@ function inTest(operand: unknown, operator: string): ValueTest {
 /** Range operators compare only within one BSON type ("type bracketing"); null also matches missing. */
 function rangeTest(operator: string, operand: unknown): ValueTest {
   const bound = operandValue(operand);
+  // Stored numbers are never NaN, and MongoDB's range operators match NaN only against NaN.
+  if (Number.isNaN(bound)) return () => false;
   const rank = typeRank(bound);
   const accept = (c: number) =>
     operator === '$gt' ? c > 0 : operator === '$gte' ? c >= 0 : operator === '$lt' ? c < 0 : c <= 0;

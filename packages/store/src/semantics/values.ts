@@ -144,9 +144,10 @@ export function toStoredValue(v: unknown, path = ''): unknown {
   }
   if (v instanceof Date) return new Date(v.getTime());
   if (Array.isArray(v)) return v.map((el, i) => (typeof el === 'function' ? null : toStoredValue(el, `${path}.${i}`)));
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) {
-    throw new TypeError(`Cannot store an instance of ${proto?.constructor?.name ?? 'unknown'} at '${path}'`);
+  // Types with a BSON meaning of their own (binary, regex, ObjectId, ...) would not survive a JSON datafile;
+  // any other object is stored as a sub-document of its own enumerable fields, as the driver does.
+  if (v instanceof RegExp || v instanceof Map || v instanceof Set || v instanceof ArrayBuffer || ArrayBuffer.isView(v) || '_bsontype' in v) {
+    throw new TypeError(`Cannot store a ${v.constructor?.name ?? 'special object'} at '${path}'`);
   }
   const out: PlainObject = {};
   for (const [k, el] of Object.entries(v)) {
