@@ -155,15 +155,45 @@ function logTails(): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * `n` distinct ports free on loopback right now, chosen below the kernel's ephemeral range: a port from
+ * that range can be taken by one of the gateway's own outgoing connections (keys, billing, bus, upstream)
+ * between this check and its listen, which fails the start with EADDRINUSE.
+ */
+async function freePorts(n: number): Promise<number[]> {
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch { /* not Linux */ }
+  const low = 10_000;
+  const high = Math.min(ephemeralLow, 65_536) - 1;
+  const ports = new Set<number>();
+  for (let tries = 0; ports.size < n && tries < 2000; tries++) {
+    const port = high > low + 1000 ? low + Math.floor(Math.random() * (high - low)) : 0;
+    if (port === 0) break;
+    if (!ports.has(port) && (await canListen(port))) ports.add(port);
+  }
+  while (ports.size < n) {
+    // No room below the ephemeral range: let the OS choose.
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, HOST, () => {
+        const { port: p } = srv.address() as { port: number };
+        srv.close(() => resolve(p));
+      });
+    });
+    ports.add(port);
+  }
+  return [...ports];
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, watch: Child[]): Promise<void> {
@@ -414,49 +444,62 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const loadBefore = os.loadavg();
   tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
-  const dataDir = path.join(tempDir, 'data');
-  mkdirSync(dataDir);
-  const [simPort, edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(
-    Array.from({ length: 8 }, () => freePort()),
-  );
+  const [simPort] = await freePorts(1);
   const benchKey = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
   const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-
-  process.stdout.write(`starting the simulator (:${simPort}) and the gateway (:${edgePort})${opts.profileDir ? ` under --cpu-prof -> ${opts.profileDir}` : ''}...\n`);
-  const simulator = startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
-    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], baseEnv, true);
-  const gatewayEnv: NodeJS.ProcessEnv = {
-    ...baseEnv,
-    DATA_DIR: dataDir,
-    BENCH_TEMP_DIR: tempDir,
-    STORE: 'embedded',
-    BUS: 'embedded',
-    SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_bench', credit_usd: '1000000', management_key: benchKey }]),
-    CATALOG_FILE: writeCatalog(tempDir, simPort),
-    SIMULATOR_API_KEY: SIMULATOR_KEY,
-    EDGE_PORT: String(edgePort),
-    EDGE_ADMIN_PORT: String(edgeAdmin),
-    KEYS_HTTP_PORT: String(keysHttp),
-    KEYS_GRPC_PORT: String(keysGrpc),
-    BILLING_HTTP_PORT: String(billingHttp),
-    BILLING_GRPC_PORT: String(billingGrpc),
-    INFERENCE_HTTP_PORT: String(inferenceHttp),
-    KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`,
-    BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
-    KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`,
-    BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`,
-    INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
-  };
-  if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
-  const profArgs = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [];
-  const gateway = startChild('gateway', [...profArgs, '--import', 'tsx', path.join(ROOT, 'bench/gateway-process.ts')], gatewayEnv, true);
-  const pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid };
-
+  const catalogFile = writeCatalog(tempDir, simPort);
   const simAuth = { authorization: `Bearer ${SIMULATOR_KEY}` };
   const gwAuth = { authorization: `Bearer ${benchKey}` };
+  if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
+  const profArgs = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [];
   const t0 = Date.now();
+
+  process.stdout.write(`starting the simulator (:${simPort}) and the gateway${opts.profileDir ? ` (under --cpu-prof -> ${opts.profileDir})` : ''}...\n`);
+  const simulator = startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
+    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], baseEnv, true);
+
+  let gateway: Child | null = null;
+  let edgePort = 0;
+  for (let attempt = 1; !gateway; attempt++) {
+    const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await freePorts(7);
+    const dataDir = path.join(tempDir, `data-${attempt}`);
+    mkdirSync(dataDir);
+    const gatewayEnv: NodeJS.ProcessEnv = {
+      ...baseEnv,
+      DATA_DIR: dataDir,
+      BENCH_TEMP_DIR: tempDir,
+      STORE: 'embedded',
+      BUS: 'embedded',
+      SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_bench', credit_usd: '1000000', management_key: benchKey }]),
+      CATALOG_FILE: catalogFile,
+      SIMULATOR_API_KEY: SIMULATOR_KEY,
+      EDGE_PORT: String(edge),
+      EDGE_ADMIN_PORT: String(edgeAdmin),
+      KEYS_HTTP_PORT: String(keysHttp),
+      KEYS_GRPC_PORT: String(keysGrpc),
+      BILLING_HTTP_PORT: String(billingHttp),
+      BILLING_GRPC_PORT: String(billingGrpc),
+      INFERENCE_HTTP_PORT: String(inferenceHttp),
+      KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`,
+      BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
+      KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`,
+      BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`,
+      INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
+    };
+    const candidate = startChild(attempt === 1 ? 'gateway' : `gateway (attempt ${attempt})`, [...profArgs, '--import', 'tsx', path.join(ROOT, 'bench/gateway-process.ts')], gatewayEnv, true);
+    try {
+      await waitFor('the gateway (edge admin /readyz)', async () => (await getStatus(`http://${HOST}:${edgeAdmin}/readyz`)) === 200, 120_000, [candidate, simulator]);
+      gateway = candidate;
+      edgePort = edge;
+    } catch (err) {
+      // A port taken between the check and the listen: once more on other ports.
+      if (attempt >= 3 || alive(candidate) || !candidate.tail.some((l) => l.includes('EADDRINUSE'))) throw err;
+      process.stdout.write(`gateway start hit a port in use; retrying on other ports\n`);
+      children.splice(children.indexOf(candidate), 1);
+    }
+  }
+  const pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid };
   await waitFor('the simulator', async () => (await getStatus(`http://${HOST}:${simPort}/v1/models`, simAuth)) === 200, 120_000, [simulator]);
-  await waitFor('the gateway (edge admin /readyz)', async () => (await getStatus(`http://${HOST}:${edgeAdmin}/readyz`)) === 200, 120_000, [gateway, simulator]);
   process.stdout.write(`both ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 
   const json = { 'content-type': 'application/json' };

@@ -7,6 +7,14 @@ import { catalogSchema, type Catalog } from './schema';
  * Cross references are checked so a typo fails at startup, not on the first call.
  */
 export function loadCatalog(file: string, env: NodeJS.ProcessEnv = process.env): Catalog {
+  return selectAvailable(readCatalog(file), env);
+}
+
+/**
+ * The whole validated catalogue, whatever this process's environment holds: billing prices every
+ * deployment, including those only another process (with the provider's key) can serve.
+ */
+export function readCatalog(file: string): Catalog {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -17,13 +25,11 @@ export function loadCatalog(file: string, env: NodeJS.ProcessEnv = process.env):
   if (!parsed.success) {
     throw new Error(`Invalid catalogue ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
-  return selectAvailable(parsed.data, env);
+  checkReferences(parsed.data);
+  return parsed.data;
 }
 
-export function selectAvailable(catalog: Catalog, env: NodeJS.ProcessEnv): Catalog {
-  const providers = Object.fromEntries(
-    Object.entries(catalog.providers).filter(([, p]) => !p.requires_env || Boolean(env[p.requires_env])),
-  );
+function checkReferences(catalog: Catalog): void {
   const seenDeployments = new Set<string>();
   const seenModels = new Set<string>();
   for (const model of catalog.models) {
@@ -35,6 +41,12 @@ export function selectAvailable(catalog: Catalog, env: NodeJS.ProcessEnv): Catal
       seenDeployments.add(d.id);
     }
   }
+}
+
+export function selectAvailable(catalog: Catalog, env: NodeJS.ProcessEnv): Catalog {
+  const providers = Object.fromEntries(
+    Object.entries(catalog.providers).filter(([, p]) => !p.requires_env || Boolean(env[p.requires_env])),
+  );
   const models = catalog.models
     .map((m) => ({ ...m, deployments: m.deployments.filter((d) => d.provider in providers) }))
     .filter((m) => m.deployments.length > 0);

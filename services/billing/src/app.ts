@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { closeServer, createHttpApp, finishHttpApp, Health, listen, Metrics, type GrpcServerHandle, type Logger, type RunningService } from '@gw/platform';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
-import { loadCatalog } from '@gw/catalog';
+import { readCatalog } from '@gw/catalog';
 import { accountsCollection, ensureSeedAccounts } from './accounts';
 import { BillingService } from './billing-service';
 import type { BillingConfig } from './config';
@@ -25,7 +25,7 @@ export interface BillingServiceDeps {
 
 /** Starts billing on engines the caller owns (and closes): indexes, seed accounts, the usage consumer, HTTP and gRPC. */
 export async function startBillingService({ config, store, bus, logger, now = () => new Date(), host }: BillingServiceDeps): Promise<RunningService> {
-  const priceBook = PriceBook.fromCatalog(loadCatalog(config.CATALOG_FILE));
+  const priceBook = PriceBook.fromCatalog(readCatalog(config.CATALOG_FILE));
   await ensureLedgerIndexes(ledgerCollection(store));
   await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 

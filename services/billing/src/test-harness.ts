@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createLogger, type Logger, type RunningService } from '@gw/platform';
 import { createBus, type Bus, type BusMessage } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
-import { loadCatalog } from '@gw/catalog';
+import { readCatalog } from '@gw/catalog';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import { startBillingService } from './app';
 import { billingConfigSchema, type BillingConfig } from './config';
@@ -56,7 +56,7 @@ export class Engines {
   }
 
   priceBook(): PriceBook {
-    return PriceBook.fromCatalog(loadCatalog(this.catalogFile));
+    return PriceBook.fromCatalog(readCatalog(this.catalogFile));
   }
 
   config(env: Record<string, string> = {}): BillingConfig {
