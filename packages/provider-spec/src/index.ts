@@ -4,3 +4,4 @@ export * from './usage';
 export * from './chat-provider';
 export * from './retryable';
 export * from './server-sent-events';
+export * from './native-api';
