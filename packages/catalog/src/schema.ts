@@ -23,6 +23,8 @@ export const providerSchema = z.object({
   /** Environment variable holding the provider credential; never sent by callers. */
   api_key_env: z.string().optional(),
   timeout_ms: z.number().int().positive().default(60_000),
+  /** Azure OpenAI style `api-version` query parameter, for providers that version by query. */
+  api_version: z.string().optional(),
   /** The provider is offered only when this variable is set (a real provider needs its key). */
   requires_env: z.string().optional(),
 });
@@ -32,6 +34,8 @@ export const deploymentSchema = z.object({
   provider: z.string(),
   provider_model: z.string(),
   weight: z.number().positive().default(1),
+  /** Lower is tried first; deployments sharing a priority split traffic by weight. Default: catalogue order. */
+  priority: z.number().int().optional(),
   price: priceSchema,
 });
 

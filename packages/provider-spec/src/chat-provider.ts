@@ -10,6 +10,8 @@ export interface ChatTarget {
   /** The upstream's model id; replaces the public `model` of the request. */
   providerModel: string;
   extraHeaders?: Record<string, string>;
+  /** Query-versioned APIs (Azure OpenAI `api-version`). */
+  apiVersion?: string;
   /** Whole-call deadline for non-streaming calls; for streams, the wait for headers and the longest gap between chunks. */
   timeoutMs: number;
 }

@@ -1,5 +1,6 @@
 import type { ChatProvider } from '@gw/provider-spec';
-import { OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-provider';
+import { OriginPools } from './http/origin-pools';
+import { AZURE_OPENAI_DIALECT, OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-provider';
 
 export type ChatProviderKind = 'openai-compatible';
 
@@ -8,6 +9,8 @@ export function createChatProvider(kind: string): ChatProvider {
   switch (kind) {
     case 'openai-compatible':
       return new OpenAICompatibleChatProvider();
+    case 'azure-openai':
+      return new OpenAICompatibleChatProvider(new OriginPools(), AZURE_OPENAI_DIALECT);
     default:
       throw new Error(`Unknown chat provider kind "${kind}"`);
   }

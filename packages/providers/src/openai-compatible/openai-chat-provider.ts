@@ -23,11 +23,39 @@ import { parseOpenAIError } from './openai-error';
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-/** Chat over any upstream that speaks OpenAI's `/chat/completions` wire format. */
-export class OpenAICompatibleChatProvider implements ChatProvider {
-  readonly kind = 'openai-compatible';
+/**
+ * Where an OpenAI-format upstream takes chat calls and how it wants the credential. OpenAI and the many
+ * compatible hosts (vLLM, Ollama, DeepSeek, Groq) use `/chat/completions` with a Bearer token; Azure OpenAI
+ * addresses a deployment by path, versions by query and takes an `api-key` header.
+ */
+export interface OpenAIDialect {
+  kind: string;
+  chatEndpoint(target: ChatTarget): string;
+  authHeaders(target: ChatTarget): Record<string, string>;
+}
 
-  constructor(private readonly pools: OriginPools = new OriginPools()) {}
+export const OPENAI_DIALECT: OpenAIDialect = {
+  kind: 'openai-compatible',
+  chatEndpoint: () => '/chat/completions',
+  authHeaders: (t) => (t.apiKey ? { authorization: `Bearer ${t.apiKey}` } : {}),
+};
+
+export const AZURE_OPENAI_DIALECT: OpenAIDialect = {
+  kind: 'azure-openai',
+  chatEndpoint: (t) => {
+    if (!t.apiVersion) throw new Error('Azure OpenAI providers need api_version in the catalogue');
+    return `/openai/deployments/${encodeURIComponent(t.providerModel)}/chat/completions?api-version=${encodeURIComponent(t.apiVersion)}`;
+  },
+  authHeaders: (t) => (t.apiKey ? { 'api-key': t.apiKey } : {}),
+};
+
+/** Chat over any upstream that speaks OpenAI's chat completions wire format. */
+export class OpenAICompatibleChatProvider implements ChatProvider {
+  readonly kind: string;
+
+  constructor(private readonly pools: OriginPools = new OriginPools(), private readonly dialect: OpenAIDialect = OPENAI_DIALECT) {
+    this.kind = dialect.kind;
+  }
 
   async chat(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<{ completion: ChatCompletion; usage: Usage }> {
     const deadline = new Deadline(target.timeoutMs, signal);
@@ -94,11 +122,11 @@ export class OpenAICompatibleChatProvider implements ChatProvider {
   }
 
   private async send(req: ChatCompletionRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
-    const { pool, path } = this.pools.route(target.baseUrl, '/chat/completions');
+    const { pool, path } = this.pools.route(target.baseUrl, this.dialect.chatEndpoint(target));
     const res = await pool.request({
       method: 'POST',
       path,
-      headers: requestHeaders(target, stream),
+      headers: { ...requestHeaders(target, stream), ...this.dialect.authHeaders(target) },
       body: JSON.stringify(convertToOpenAIChat(req, target.providerModel, stream)),
       signal: deadline.signal,
       headersTimeout: target.timeoutMs,
@@ -115,7 +143,6 @@ function requestHeaders(target: ChatTarget, stream: boolean): Record<string, str
   for (const [name, value] of Object.entries(target.extraHeaders ?? {})) headers[name.toLowerCase()] = value;
   headers['content-type'] = 'application/json';
   headers.accept = stream ? 'text/event-stream' : 'application/json';
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   return headers;
 }
 

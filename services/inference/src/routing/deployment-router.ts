@@ -2,52 +2,108 @@ import type { Catalog, CatalogModel, Deployment, ProviderConfig } from '@gw/cata
 import type { ChatProvider, ChatTarget } from '@gw/provider-spec';
 import { isRetryableUpstreamError } from '@gw/provider-spec';
 import type { Logger } from '@gw/platform';
+import { CooldownTracker } from './cooldown';
+import { orderDeployments } from './order-deployments';
 
 export interface Route {
   deployment: Deployment;
   providerName: string;
+  /** Wire format of the provider (`openai-compatible`, `anthropic`, ...). */
+  kind: string;
   provider: ChatProvider;
   target: ChatTarget;
 }
 
+export interface RoutingPolicy {
+  /** Extra tries on the same deployment for a rate limit, 5xx or connection failure. */
+  maxRetries: number;
+  /** First backoff; doubles per retry. A provider's Retry-After wins when it is not longer than `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Consecutive failures after which a deployment is skipped for `cooldownMs`. */
+  failuresBeforeCooldown: number;
+  cooldownMs: number;
+}
+
+export const DEFAULT_ROUTING_POLICY: RoutingPolicy = {
+  maxRetries: 1, backoffMs: 100, maxBackoffMs: 2000, failuresBeforeCooldown: 3, cooldownMs: 30_000,
+};
+
 /**
- * Public model -> ordered deployments. `attempt` tries them in order and moves on only when the failure is
- * retryable (rate limit, 5xx, connection, timeout) and nothing has reached the caller yet.
+ * Public model -> ordered deployments. `attempt` retries a deployment with backoff and then falls back to
+ * the next one, only on retryable failures (rate limit, 5xx, connection, timeout) and only while nothing
+ * has reached the caller: callers wrap the call up to the first byte, never a stream in flight.
  */
 export class DeploymentRouter {
   private readonly routes = new Map<string, Route[]>();
+  private readonly cooldown: CooldownTracker;
 
-  constructor(catalog: Catalog, providerFor: (kind: string) => ChatProvider, env: NodeJS.ProcessEnv, private readonly logger: Logger) {
+  constructor(
+    catalog: Catalog,
+    providerFor: (kind: string) => ChatProvider,
+    env: NodeJS.ProcessEnv,
+    private readonly logger: Logger,
+    private readonly policy: RoutingPolicy = DEFAULT_ROUTING_POLICY,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    this.cooldown = new CooldownTracker(policy.failuresBeforeCooldown, policy.cooldownMs);
     for (const model of catalog.models) {
       this.routes.set(model.id, model.deployments.map((d) => {
         const p = catalog.providers[d.provider] as ProviderConfig;
         return {
           deployment: d,
           providerName: d.provider,
+          kind: p.kind,
           provider: providerFor(p.kind),
           target: {
             baseUrl: p.base_url,
             apiKey: p.api_key_env ? env[p.api_key_env] : undefined,
             providerModel: d.provider_model,
             timeoutMs: p.timeout_ms,
+            ...(p.api_version ? { apiVersion: p.api_version } : {}),
           },
         };
       }));
     }
   }
 
-  async attempt<T>(model: CatalogModel, call: (route: Route) => Promise<T>): Promise<{ result: T; route: Route }> {
-    const routes = this.routes.get(model.id) ?? [];
-    let lastError: unknown;
-    for (const route of routes) {
-      try {
-        return { result: await call(route), route };
-      } catch (err) {
-        lastError = err;
-        if (!isRetryableUpstreamError(err)) throw err;
-        this.logger.warn({ deployment: route.deployment.id, err: (err as Error).message }, 'deployment failed; trying the next one');
+  /** The model's routes in the order they would be tried now (weights, cooldowns applied). */
+  candidates(model: CatalogModel, accept: (route: Route) => boolean = () => true): Route[] {
+    const all = (this.routes.get(model.id) ?? []).filter(accept);
+    const ordered = orderDeployments(all, (r) => r.deployment);
+    const warm = ordered.filter((r) => !this.cooldown.isCooling(r.deployment.id));
+    // When every deployment is cooling down, trying them beats refusing outright.
+    return warm.length > 0 ? warm : ordered;
+  }
+
+  async attempt<T>(model: CatalogModel, call: (route: Route) => Promise<T>, accept?: (route: Route) => boolean): Promise<{ result: T; route: Route }> {
+    let lastError: unknown = new Error(`No deployment for model ${model.id}`);
+    for (const route of this.candidates(model, accept)) {
+      for (let tryNo = 0; ; tryNo++) {
+        try {
+          const result = await call(route);
+          this.cooldown.succeeded(route.deployment.id);
+          return { result, route };
+        } catch (err) {
+          lastError = err;
+          if (!isRetryableUpstreamError(err)) throw err;
+          this.cooldown.failed(route.deployment.id);
+          const timedOut = (err as { status?: number }).status === 504;
+          if (timedOut || tryNo >= this.policy.maxRetries) {
+            this.logger.warn({ deployment: route.deployment.id, err: (err as Error).message }, 'deployment failed; falling back');
+            break;
+          }
+          await this.sleep(this.backoff(tryNo, err));
+        }
       }
     }
     throw lastError;
+  }
+
+  private backoff(tryNo: number, err: unknown): number {
+    const exponential = Math.min(this.policy.backoffMs * 2 ** tryNo, this.policy.maxBackoffMs);
+    const retryAfter = Number((err as { headers?: Record<string, string> }).headers?.['retry-after']);
+    if (Number.isFinite(retryAfter) && retryAfter >= 0 && retryAfter * 1000 <= this.policy.maxBackoffMs) return retryAfter * 1000;
+    return exponential;
   }
 }
