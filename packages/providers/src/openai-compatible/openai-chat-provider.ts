@@ -37,7 +37,7 @@ export interface OpenAIDialect {
 export const OPENAI_DIALECT: OpenAIDialect = {
   kind: 'openai-compatible',
   chatEndpoint: () => '/chat/completions',
-  authHeaders: (t) => (t.apiKey ? { authorization: `Bearer ${t.apiKey}` } : {}),
+  authHeaders: (t): Record<string, string> => (t.apiKey ? { authorization: `Bearer ${t.apiKey}` } : {}),
 };
 
 export const AZURE_OPENAI_DIALECT: OpenAIDialect = {
@@ -46,7 +46,7 @@ export const AZURE_OPENAI_DIALECT: OpenAIDialect = {
     if (!t.apiVersion) throw new Error('Azure OpenAI providers need api_version in the catalogue');
     return `/openai/deployments/${encodeURIComponent(t.providerModel)}/chat/completions?api-version=${encodeURIComponent(t.apiVersion)}`;
   },
-  authHeaders: (t) => (t.apiKey ? { 'api-key': t.apiKey } : {}),
+  authHeaders: (t): Record<string, string> => (t.apiKey ? { 'api-key': t.apiKey } : {}),
 };
 
 /** Chat over any upstream that speaks OpenAI's chat completions wire format. */
