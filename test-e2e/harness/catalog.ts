@@ -5,6 +5,10 @@ import * as path from 'node:path';
 export const E2E_MODEL = 'e2e/echo-chat';
 /** USD per million tokens; integer micros per token make expected charges exact. */
 export const E2E_PRICE = { prompt_per_million: '2.00', completion_per_million: '4.00' };
+/** A model whose first deployment always answers 503; the second serves at its own price. */
+export const E2E_FALLBACK_MODEL = 'e2e/fallback-chat';
+export const E2E_FAILING_PRICE = { prompt_per_million: '100.00', completion_per_million: '100.00' };
+export const E2E_FALLBACK_PRICE = { prompt_per_million: '3.00', completion_per_million: '5.00' };
 
 /** A catalogue routing the e2e model to the simulator on `simulatorPort`. */
 export function writeE2ECatalog(simulatorPort: number): string {
@@ -29,6 +33,16 @@ export function writeE2ECatalog(simulatorPort: number): string {
         stop: { type: 'array', options: null, default: null, min: null, max: null, max_items: 4 },
       },
       deployments: [{ id: 'e2e-simulator', provider: 'simulator', provider_model: 'echo-chat', price: E2E_PRICE }],
+    }, {
+      id: E2E_FALLBACK_MODEL,
+      name: 'E2E fallback chat',
+      owned_by: 'Gateway simulator',
+      updated_at: '2026-11-01T00:00:00Z',
+      architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+      deployments: [
+        { id: 'e2e-failing', provider: 'simulator', provider_model: 'sim-error-503', price: E2E_FAILING_PRICE },
+        { id: 'e2e-fallback', provider: 'simulator', provider_model: 'echo-chat', price: E2E_FALLBACK_PRICE },
+      ],
     }],
   }, null, 2));
   return file;

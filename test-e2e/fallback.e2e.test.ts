@@ -1,0 +1,41 @@
+import OpenAI from 'openai';
+import { tokenCostMicros, usdToMicros } from '@gw/platform';
+import { spendableMicros, waitForBilledRequest } from './harness/api';
+import { E2E_FALLBACK_MODEL, E2E_FALLBACK_PRICE } from './harness/catalog';
+import { startStack, type StackMode, type TestStack } from './harness/stack';
+
+const modes: StackMode[] = ['processes', 'embedded'];
+
+describe.each(modes)('fallback to the next deployment (%s)', (mode) => {
+  let stack: TestStack;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    stack = await startStack(mode);
+    client = new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 });
+  }, 120_000);
+  afterAll(async () => { await stack?.stop(); }, 30_000);
+
+  const price = (u: { prompt_tokens: number; completion_tokens: number }) =>
+    tokenCostMicros(u.prompt_tokens, usdToMicros(E2E_FALLBACK_PRICE.prompt_per_million))
+    + tokenCostMicros(u.completion_tokens, usdToMicros(E2E_FALLBACK_PRICE.completion_per_million));
+
+  test('a 503 from the first deployment is absorbed; billed once at the serving deployment’s price', async () => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    const completion = await client.chat.completions.create({ model: E2E_FALLBACK_MODEL, messages: [{ role: 'user', content: 'fall back please' }] });
+    expect(completion.choices[0].message.content).toEqual(expect.any(String));
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, completion._request_id!);
+    expect(usdToMicros(record.charged_cost)).toBe(price(completion.usage!));
+    expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before - price(completion.usage!));
+  });
+
+  test('a stream falls back before its first byte', async () => {
+    const { data: stream, response } = await client.chat.completions.create({
+      model: E2E_FALLBACK_MODEL, messages: [{ role: 'user', content: 'stream after falling back' }], stream: true, stream_options: { include_usage: true },
+    }).withResponse();
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, response.headers.get('x-request-id')!);
+    expect(usdToMicros(record.charged_cost)).toBe(price(usage!));
+  });
+});
