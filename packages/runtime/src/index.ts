@@ -2,10 +2,13 @@ import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
 import { createLogger, installShutdown, type EngineConfig, type Logger, type RunningService } from '@gw/platform';
 
-export interface Engines {
+export interface Closeable {
+  close(): Promise<void>;
+}
+
+export interface Engines extends Closeable {
   store: Store;
   bus: Bus;
-  close(): Promise<void>;
 }
 
 /** Opens the store and bus a service's configuration selects (the embedded bus lives in the store). */
@@ -14,35 +17,37 @@ export async function openEngines(cfg: EngineConfig, clientId: string, logger: L
   const bus = cfg.bus.engine === 'kafka'
     ? createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId }, logger)
     : createBus({ engine: 'embedded', store }, logger);
-  return {
-    store,
-    bus,
-    close: async () => {
-      await bus.close();
-      await store.close();
-    },
-  };
+  return { store, bus, close: async () => { await bus.close(); await store.close(); } };
+}
+
+/** For a service that owns no data (the edge): a store is opened only when the embedded bus needs one. */
+export async function openBusOnly(cfg: EngineConfig, clientId: string, logger: Logger): Promise<Closeable & { bus: Bus }> {
+  if (cfg.bus.engine === 'kafka') {
+    const bus = createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId }, logger);
+    return { bus, close: () => bus.close() };
+  }
+  return openEngines(cfg, clientId, logger);
 }
 
 /**
- * The standalone process shape every service's main.ts shares: engines, start, graceful shutdown
- * (stop the service first so in-flight work finishes, then close the engines).
+ * The standalone process shape every service's main.ts shares: open engines, start, and on SIGTERM stop the
+ * service first (in-flight work finishes, leases are released) and then close the engines.
  */
-export async function runService(
+export async function runService<E extends Closeable>(
   name: string,
-  engineCfg: EngineConfig,
   logLevel: string,
-  start: (engines: Engines, logger: Logger) => Promise<RunningService>,
+  open: (logger: Logger) => Promise<E>,
+  start: (engines: E, logger: Logger) => Promise<RunningService>,
 ): Promise<void> {
   const logger = createLogger(name, logLevel);
   try {
-    const engines = await openEngines(engineCfg, name, logger);
+    const engines = await open(logger);
     const service = await start(engines, logger);
     installShutdown(logger, [
       { name: 'service', run: () => service.stop() },
       { name: 'engines', run: () => engines.close() },
     ]);
-    logger.info({ httpPort: service.httpPort, grpcPort: service.grpcPort, store: engines.store.engine, bus: engines.bus.engine }, `${name} started`);
+    logger.info({ httpPort: service.httpPort, grpcPort: service.grpcPort }, `${name} started`);
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);
     process.exit(1);
