@@ -9,6 +9,8 @@ export interface ChatCompletionMessage {
   content: string | null;
   refusal?: string | null;
   tool_calls?: ChatToolCall[];
+  /** Reasoning text of thinking models, when the caller did not ask to exclude it. */
+  reasoning?: string | null;
 }
 
 export interface ChatCompletionChoice {
@@ -43,6 +45,7 @@ export interface ChatCompletionDelta {
   content?: string | null;
   refusal?: string | null;
   tool_calls?: ChatToolCallDelta[];
+  reasoning?: string | null;
 }
 
 export interface ChatCompletionChunkChoice {

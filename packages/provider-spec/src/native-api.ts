@@ -45,4 +45,6 @@ export interface NativeApiTranslator {
   readonly api: NativeApi;
   call(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeResponse>;
   stream(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeStream>;
+  /** Releases pooled upstream connections. */
+  close?(): Promise<void>;
 }

@@ -1,13 +1,13 @@
 import { createChatProvider } from './create-chat-provider';
 
 describe('createChatProvider', () => {
-  it('creates the openai-compatible provider', async () => {
-    const provider = createChatProvider('openai-compatible');
-    expect(provider.kind).toBe('openai-compatible');
+  it.each(['openai-compatible', 'azure-openai', 'anthropic', 'gemini'])('creates the %s provider', async (kind) => {
+    const provider = createChatProvider(kind);
+    expect(provider.kind).toBe(kind);
     await provider.close?.();
   });
 
-  it.each(['anthropic', 'gemini', '', 'OpenAI-Compatible'])('throws on unknown kind %j', (kind) => {
+  it.each(['', 'OpenAI-Compatible', 'cohere'])('throws on unknown kind %j', (kind) => {
     expect(() => createChatProvider(kind)).toThrow(/Unknown chat provider kind/);
   });
 });

@@ -12,16 +12,15 @@ import {
 } from '@gw/provider-spec';
 import { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
-import { readCappedText } from '../http/read-capped-text';
-import { malformedUpstreamError, mapTransportError, mapUpstreamHttpError } from '../http/upstream-errors';
+import { postUpstream } from '../http/post-upstream';
+import { releasingIterable } from '../http/releasing-iterable';
+import { malformedUpstreamError, mapTransportError } from '../http/upstream-errors';
 import { convertOpenAIChatResponse } from './convert-from-openai-chat';
 import { convertOpenAIUsage } from './convert-openai-usage';
 import { convertToOpenAIChat } from './convert-to-openai-chat';
 import { openAIChatResponseSchema } from './openai-api';
 import { OpenAIChatStreamTranslator } from './openai-chat-stream';
 import { parseOpenAIError } from './openai-error';
-
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
  * Where an OpenAI-format upstream takes chat calls and how it wants the credential. OpenAI and the many
@@ -121,24 +120,18 @@ export class OpenAICompatibleChatProvider implements ChatProvider {
     await this.pools.close();
   }
 
-  private async send(req: ChatCompletionRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
-    const { pool, path } = this.pools.route(target.baseUrl, this.dialect.chatEndpoint(target));
-    const res = await pool.request({
-      method: 'POST',
-      path,
+  private send(req: ChatCompletionRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+    return postUpstream(this.pools, target, {
+      endpoint: this.dialect.chatEndpoint(target),
       headers: { ...requestHeaders(target, stream), ...this.dialect.authHeaders(target) },
       body: JSON.stringify(convertToOpenAIChat(req, target.providerModel, stream)),
-      signal: deadline.signal,
-      headersTimeout: target.timeoutMs,
-      bodyTimeout: target.timeoutMs,
+      deadline,
+      parseError: parseOpenAIError,
     });
-    if (res.statusCode >= 200 && res.statusCode < 300) return res;
-    const text = await readCappedText(res.body, MAX_ERROR_BODY_BYTES);
-    throw mapUpstreamHttpError(res.statusCode, res.headers, parseOpenAIError(text));
   }
 }
 
-function requestHeaders(target: ChatTarget, stream: boolean): Record<string, string> {
+export function requestHeaders(target: ChatTarget, stream: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(target.extraHeaders ?? {})) headers[name.toLowerCase()] = value;
   headers['content-type'] = 'application/json';
@@ -146,27 +139,7 @@ function requestHeaders(target: ChatTarget, stream: boolean): Record<string, str
   return headers;
 }
 
-function providerRequestId(headers: IncomingHttpHeaders): string | undefined {
+export function providerRequestId(headers: IncomingHttpHeaders): string | undefined {
   const id = headers['x-request-id'];
   return (Array.isArray(id) ? id[0] : id) || undefined;
-}
-
-/**
- * Wraps a generator so that ending iteration early, even before the first `next()` (when a generator's own
- * `finally` would never run), still releases the upstream connection.
- */
-function releasingIterable<T>(gen: AsyncGenerator<T>, release: () => void): AsyncIterable<T> {
-  return {
-    [Symbol.asyncIterator]: () => ({
-      next: () => gen.next(),
-      return: async (value?: unknown) => {
-        release();
-        return gen.return(value as T);
-      },
-      throw: async (err?: unknown) => {
-        release();
-        return gen.throw(err);
-      },
-    }),
-  };
 }

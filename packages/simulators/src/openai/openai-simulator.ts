@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { handleResponses } from './responses-route';
 import { answer } from './simulated-chat';
 import { chatCompletionBody, chatCompletionChunks, openAIErrorBody, simulatedErrorBody } from './openai-wire';
 
@@ -64,6 +65,9 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions = {})
       return sendJson(res, 401, openAIErrorBody("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", 'invalid_request_error', null, null));
     }
     if (req.method === 'POST' && path === '/v1/chat/completions') return void readBody(req, res, (raw) => handleChat(req, res, raw));
+    if (req.method === 'POST' && path === '/v1/responses') {
+      return void readBody(req, res, (raw) => handleResponses(res, raw, { latencyMs: latencyOf(req, latencyDefault), fixtures, callId: ++callCounter }));
+    }
     req.resume();
     if (req.method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList());
     sendJson(res, 404, openAIErrorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', null, null));
@@ -175,13 +179,13 @@ function latencyOf(req: http.IncomingMessage, fallback: number): number {
 }
 
 /** Runs `respond` after `ms`, unless the client went away meanwhile. */
-function later(res: http.ServerResponse, ms: number, respond: () => void): void {
+export function later(res: http.ServerResponse, ms: number, respond: () => void): void {
   if (ms <= 0) return respond();
   const timer = setTimeout(respond, ms);
   res.once('close', () => clearTimeout(timer));
 }
 
-function simulatedErrorStatus(model: string): number | undefined {
+export function simulatedErrorStatus(model: string): number | undefined {
   if (!model.startsWith('sim-error-')) return undefined;
   const status = Number(model.slice('sim-error-'.length));
   return Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined;
@@ -192,7 +196,7 @@ function firstToolName(tools: unknown[]): string {
   return typeof name === 'string' ? name : 'tool';
 }
 
-function replay(res: http.ServerResponse, fixture: SimulatorFixture): void {
+export function replay(res: http.ServerResponse, fixture: SimulatorFixture): void {
   const isStream = fixture.body.startsWith('data:') || fixture.body.startsWith('event:');
   res.writeHead(fixture.status ?? 200, {
     'content-type': isStream ? 'text/event-stream; charset=utf-8' : 'application/json',
@@ -209,7 +213,7 @@ function modelList() {
   return { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 1767225600, owned_by: 'system' })) };
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);

@@ -1,0 +1,132 @@
+import { InputError } from '@gw/platform';
+import type { ChatCompletionRequest } from '@gw/provider-spec';
+import { convertToGeminiRequest, GEMINI_FIELD_POLICY } from './convert-to-gemini-request';
+
+const base: ChatCompletionRequest = { model: 'public/model', messages: [{ role: 'user', content: 'hi' }] };
+const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+const convert = (fields: Partial<ChatCompletionRequest>, model = 'gemini-2.5-flash') => convertToGeminiRequest({ ...base, ...fields }, model);
+
+describe('convertToGeminiRequest', () => {
+  it('sends only the contents for a bare request', () => {
+    expect(convert({})).toEqual({ contents });
+  });
+
+  const generationConfig: Array<[keyof ChatCompletionRequest, Partial<ChatCompletionRequest>, Record<string, unknown>]> = [
+    ['temperature', { temperature: 0.2 }, { temperature: 0.2 }],
+    ['top_p', { top_p: 0.9 }, { topP: 0.9 }],
+    ['top_k', { top_k: 40 }, { topK: 40 }],
+    ['seed', { seed: 7 }, { seed: 7 }],
+    ['presence_penalty', { presence_penalty: 0.5 }, { presencePenalty: 0.5 }],
+    ['frequency_penalty', { frequency_penalty: -0.5 }, { frequencyPenalty: -0.5 }],
+    ['max_completion_tokens', { max_completion_tokens: 100 }, { maxOutputTokens: 100 }],
+    ['max_tokens', { max_tokens: 50 }, { maxOutputTokens: 50 }],
+    ['max_completion_tokens', { max_tokens: 50, max_completion_tokens: 100 }, { maxOutputTokens: 100 }],
+    ['n', { n: 3 }, { candidateCount: 3 }],
+    ['stop', { stop: 'END' }, { stopSequences: ['END'] }],
+    ['stop', { stop: ['\n\n', 'END'] }, { stopSequences: ['\n\n', 'END'] }],
+    ['logprobs', { logprobs: true }, { responseLogprobs: true }],
+    ['top_logprobs', { logprobs: true, top_logprobs: 3 }, { responseLogprobs: true, logprobs: 3 }],
+    ['logprobs', { logprobs: false }, {}],
+    ['response_format', { response_format: { type: 'text' } }, {}],
+    ['response_format', { response_format: { type: 'json_object' } }, { responseMimeType: 'application/json' }],
+    [
+      'response_format',
+      { response_format: { type: 'json_schema', json_schema: { name: 'r', strict: true, schema: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false } } } },
+      { responseMimeType: 'application/json', responseSchema: { type: 'object', properties: { a: { type: 'string' } } } },
+    ],
+    ['reasoning', { reasoning: { effort: 'low' } }, { thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } }],
+    ['reasoning', { reasoning: { effort: 'high', max_tokens: 1000 } }, { thinkingConfig: { thinkingBudget: 1000, includeThoughts: true } }],
+    ['reasoning', { reasoning: { effort: 'medium', exclude: true } }, { thinkingConfig: { thinkingBudget: 8192 } }],
+    ['reasoning', { reasoning: { enabled: true } }, { thinkingConfig: { includeThoughts: true } }],
+    ['reasoning', { reasoning: { enabled: false, effort: 'high' } }, { thinkingConfig: { thinkingBudget: 0 } }],
+    ['reasoning', { reasoning: { effort: 'none' } }, { thinkingConfig: { thinkingBudget: 0 } }],
+    ['reasoning', { reasoning: { exclude: true } }, {}],
+  ];
+  it.each(generationConfig)('maps %s %j into generationConfig', (_field, fields, expected) => {
+    const body = convert(fields);
+    expect(body.generationConfig ?? {}).toEqual(expected);
+    expect(body.contents).toEqual(contents);
+  });
+
+  const dropped: Array<[keyof ChatCompletionRequest, unknown]> = [
+    ['context_length', 8192],
+    ['stream', true],
+    ['stream_options', { include_usage: true }],
+    ['parallel_tool_calls', false],
+    ['previous_response_id', 'resp_1'],
+    ['conversation', { id: 'c' }],
+    ['prompt_cache_key', 'k'],
+    ['store', true],
+    ['truncation', 'auto'],
+    ['include', ['x']],
+    ['metadata', { user: 'u1' }],
+    ['provider_options', { region: 'eu' }],
+    ['schema_params', { strict: true }],
+    ['network_search', true],
+    ['verbosity', 'low'],
+  ];
+  it.each(dropped)('does not send %s', (field, value) => {
+    expect(convert({ [field]: value })).toEqual({ contents });
+  });
+
+  it('covers every request field in a policy the tables above exercise', () => {
+    const tested = new Set<string>([...generationConfig, ...dropped].map(([field]) => field));
+    const convertedElsewhere = ['model', 'messages', 'tools', 'tool_choice', 'extra_body', 'logit_bias'];
+    expect([...tested, ...convertedElsewhere].sort()).toEqual(Object.keys(GEMINI_FIELD_POLICY).sort());
+  });
+
+  it('rejects logit_bias with a 400 naming it', () => {
+    expect(() => convert({ logit_bias: { '50256': -100 } })).toThrow(InputError);
+    expect(() => convert({ logit_bias: { '50256': -100 } })).toThrow(expect.objectContaining({ status: 400, param: 'logit_bias' }));
+  });
+
+  it('declares tools with their parameters converted', () => {
+    const body = convert({
+      tools: [
+        { type: 'function', function: { name: 'search', description: 'web', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false } } },
+        { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } },
+      ],
+    });
+    expect(body.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: 'search', description: 'web', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+          { name: 'now' },
+        ],
+      },
+    ]);
+  });
+
+  const tools = [{ type: 'function', function: { name: 'search' } }];
+  it.each([
+    ['auto', 'auto' as const, { mode: 'AUTO' }],
+    ['required', 'required' as const, { mode: 'ANY' }],
+    ['none', 'none' as const, { mode: 'NONE' }],
+    ['a named function', { type: 'function', function: { name: 'search' } }, { mode: 'ANY', allowedFunctionNames: ['search'] }],
+  ])('maps tool_choice %s', (_name, toolChoice, expected) => {
+    expect(convert({ tools, tool_choice: toolChoice }).toolConfig).toEqual({ functionCallingConfig: expected });
+  });
+
+  it.each([
+    ['a tool type other than function', { tools: [{ type: 'web_search', function: { name: 'x' } }] }, 'tools[0].type'],
+    ['tool_choice naming an unknown tool', { tools, tool_choice: { type: 'function', function: { name: 'other' } } }, 'tool_choice'],
+    ['a recursive response schema', { response_format: { type: 'json_schema' as const, json_schema: { name: 'n', schema: { $ref: '#' } } } }, 'response_format.json_schema.schema'],
+  ])('rejects %s with a 400 naming the param', (_name, fields, param) => {
+    expect(() => convert(fields as Partial<ChatCompletionRequest>)).toThrow(expect.objectContaining({ status: 400, param }));
+  });
+
+  it('merges extra_body, its generationConfig into ours, never replacing the contents', () => {
+    const safetySettings = [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }];
+    const body = convert({ temperature: 1, extra_body: { safetySettings, generationConfig: { temperature: 0, responseModalities: ['TEXT'] }, contents: [] } });
+    expect(body).toEqual({ contents, safetySettings, generationConfig: { temperature: 0, responseModalities: ['TEXT'] } });
+  });
+
+  it('signs replayed function calls only for Gemini 3 models', () => {
+    const messages: ChatCompletionRequest['messages'] = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    ];
+    expect(convert({ messages }, 'gemini-3-pro-preview').contents[1].parts[0].thoughtSignature).toBe('skip_thought_signature_validator');
+    expect(convert({ messages }, 'gemini-2.5-pro').contents[1].parts[0].thoughtSignature).toBeUndefined();
+  });
+});

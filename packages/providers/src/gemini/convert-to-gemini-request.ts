@@ -1,0 +1,132 @@
+import { InputError } from '@gw/platform';
+import type { ChatCompletionRequest, ChatTool, ChatToolChoice, ReasoningOptions } from '@gw/provider-spec';
+import type { GeminiGenerationConfig, GeminiRequest } from './gemini-api';
+import { convertJsonSchemaToGeminiSchema, convertToolParameters } from './convert-json-schema-to-gemini-schema';
+import { convertToGeminiContents } from './convert-to-gemini-contents';
+
+/**
+ * What happens to each request field on the way to Gemini. Typed as a Record over every key of the request
+ * so that a new request field does not compile until someone decides its fate here.
+ *  - convert: rewritten into Gemini's shape below
+ *  - drop:    gateway-only, or without a Gemini counterpart whose absence changes nothing the caller relies on
+ *  - reject:  the caller relies on it and Gemini cannot do it: 400 naming the field, never silently dropped
+ */
+export const GEMINI_FIELD_POLICY: Record<keyof ChatCompletionRequest, 'convert' | 'drop' | 'reject'> = {
+  model: 'drop', // the provider model id goes into the URL
+  messages: 'convert', // systemInstruction + contents
+  temperature: 'convert',
+  top_p: 'convert',
+  frequency_penalty: 'convert',
+  presence_penalty: 'convert',
+  max_completion_tokens: 'convert', // maxOutputTokens
+  max_tokens: 'convert', // maxOutputTokens when max_completion_tokens is absent
+  top_k: 'convert',
+  context_length: 'drop', // a routing hint for the gateway
+  stream: 'drop', // chooses the endpoint, not a body field
+  stream_options: 'drop', // Gemini always reports usage; the translator decides what the caller sees
+  tools: 'convert',
+  tool_choice: 'convert',
+  parallel_tool_calls: 'drop', // Gemini decides; there is no switch
+  previous_response_id: 'drop', // Responses API state; chat completions are stateless
+  conversation: 'drop', // Responses API state
+  prompt_cache_key: 'drop', // Gemini caches implicitly; explicit caches are a separate API
+  store: 'drop', // would store caller data at the provider under the gateway's account
+  truncation: 'drop', // Responses API only
+  include: 'drop', // Responses API only
+  metadata: 'drop', // the caller's metadata for the gateway
+  extra_body: 'convert', // merged into the body
+  provider_options: 'drop', // consumed by routing
+  schema_params: 'drop', // gateway structured-output settings; response_format carries the schema upstream
+  network_search: 'drop', // a gateway feature, not an upstream parameter
+  reasoning: 'convert', // thinkingConfig
+  response_format: 'convert', // responseMimeType + responseSchema
+  logprobs: 'convert', // responseLogprobs
+  top_logprobs: 'convert', // logprobs
+  stop: 'convert', // stopSequences
+  verbosity: 'drop', // no Gemini counterpart; a style hint
+  seed: 'convert',
+  n: 'convert', // candidateCount
+  logit_bias: 'reject', // Gemini has no token biasing
+};
+
+/** Thinking budgets (tokens) per effort; every value is within the range all thinking Gemini models accept. */
+const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 16384, xhigh: 24576 };
+
+export function convertToGeminiRequest(req: ChatCompletionRequest, providerModel: string): GeminiRequest {
+  for (const key of Object.keys(GEMINI_FIELD_POLICY) as Array<keyof ChatCompletionRequest>) {
+    if (GEMINI_FIELD_POLICY[key] === 'reject' && req[key] !== undefined) {
+      throw new InputError(`${key} is not supported by this model's provider`, key, 'unsupported_parameter');
+    }
+  }
+  const prompt = convertToGeminiContents(req.messages, { needsThoughtSignatures: providerModel.startsWith('gemini-3') });
+  const body: GeminiRequest = { ...prompt };
+  if (req.tools && req.tools.length > 0) body.tools = [{ functionDeclarations: req.tools.map(convertTool) }];
+  if (req.tool_choice !== undefined) body.toolConfig = convertToolChoice(req.tool_choice, req.tools ?? []);
+  const generationConfig = convertGenerationConfig(req);
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  return mergeExtraBody(body, req.extra_body);
+}
+
+function convertTool(tool: ChatTool, i: number): { name: string; description?: string; parameters?: Record<string, unknown> } {
+  if (tool.type !== 'function') throw new InputError(`Tools of type "${tool.type}" are not supported by this provider`, `tools[${i}].type`);
+  const fn = tool.function;
+  const parameters = convertToolParameters(fn.parameters, `tools[${i}].function.parameters`);
+  return { name: fn.name, ...(fn.description !== undefined ? { description: fn.description } : {}), ...(parameters ? { parameters } : {}) };
+}
+
+function convertToolChoice(choice: ChatToolChoice, tools: ChatTool[]): NonNullable<GeminiRequest['toolConfig']> {
+  if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
+  if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };
+  if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };
+  const name = choice.function.name;
+  if (!tools.some((t) => t.function.name === name)) throw new InputError(`tool_choice names "${name}", which is not among the tools`, 'tool_choice');
+  return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [name] } };
+}
+
+function convertGenerationConfig(req: ChatCompletionRequest): GeminiGenerationConfig {
+  const config: GeminiGenerationConfig = {};
+  const maxTokens = req.max_completion_tokens ?? req.max_tokens;
+  if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
+  if (req.temperature !== undefined) config.temperature = req.temperature;
+  if (req.top_p !== undefined) config.topP = req.top_p;
+  if (req.top_k !== undefined) config.topK = req.top_k;
+  if (req.seed !== undefined) config.seed = req.seed;
+  if (req.presence_penalty !== undefined) config.presencePenalty = req.presence_penalty;
+  if (req.frequency_penalty !== undefined) config.frequencyPenalty = req.frequency_penalty;
+  if (req.n !== undefined) config.candidateCount = req.n;
+  if (req.stop !== undefined) config.stopSequences = typeof req.stop === 'string' ? [req.stop] : req.stop;
+  if (req.logprobs === true) {
+    config.responseLogprobs = true;
+    if (req.top_logprobs !== undefined) config.logprobs = req.top_logprobs;
+  }
+  const format = req.response_format;
+  if (format?.type === 'json_object' || format?.type === 'json_schema') config.responseMimeType = 'application/json';
+  if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) {
+    config.responseSchema = convertJsonSchemaToGeminiSchema(format.json_schema.schema, 'response_format.json_schema.schema');
+  }
+  const thinking = req.reasoning ? convertReasoning(req.reasoning) : undefined;
+  if (thinking) config.thinkingConfig = thinking;
+  return config;
+}
+
+/** `max_tokens` wins over `effort` (the spec: it is what runs when both are given). */
+function convertReasoning(reasoning: ReasoningOptions): GeminiGenerationConfig['thinkingConfig'] {
+  if (reasoning.enabled === false) return { thinkingBudget: 0 };
+  const budget = reasoning.max_tokens ?? (reasoning.effort !== undefined ? THINKING_BUDGET[reasoning.effort] : undefined);
+  if (budget === 0) return { thinkingBudget: 0 };
+  const config: NonNullable<GeminiGenerationConfig['thinkingConfig']> = {};
+  if (budget !== undefined) config.thinkingBudget = budget;
+  if (reasoning.exclude !== true) config.includeThoughts = true;
+  return Object.keys(config).length > 0 ? config : undefined;
+}
+
+/** extra_body adds Gemini fields (e.g. safetySettings); its generationConfig is merged into ours. */
+function mergeExtraBody(body: GeminiRequest, extra: Record<string, unknown> | undefined): GeminiRequest {
+  if (!extra) return body;
+  for (const [key, value] of Object.entries(extra)) {
+    if (key === 'contents') continue; // the transcript is the caller's messages, nothing else
+    if (key === 'generationConfig' && typeof value === 'object' && value !== null) body.generationConfig = { ...body.generationConfig, ...value };
+    else body[key] = value;
+  }
+  return body;
+}
