@@ -10,13 +10,28 @@ export const E2E_FALLBACK_MODEL = 'e2e/fallback-chat';
 export const E2E_FAILING_PRICE = { prompt_per_million: '100.00', completion_per_million: '100.00' };
 export const E2E_FALLBACK_PRICE = { prompt_per_million: '3.00', completion_per_million: '5.00' };
 
-/** A catalogue routing the e2e model to the simulator on `simulatorPort`. */
-export function writeE2ECatalog(simulatorPort: number): string {
+/** Served by a second simulator that answers only after `E2E_SLOW_LATENCY_MS`: work to cancel or crash in. */
+export const E2E_SLOW_MODEL = 'e2e/slow-chat';
+export const E2E_SLOW_LATENCY_MS = 3_000;
+
+/** Served by the Anthropic simulator, through `POST /v1/messages` only. */
+export const E2E_CLAUDE_MODEL = 'e2e/claude-echo';
+/**
+ * Deployed on both simulators, so each native API finds the one it can use; the provider model is a
+ * simulator knob: `sim-drop` cuts a stream after its first events, `sim-error-500` fails before any byte.
+ */
+export const E2E_NATIVE_DROP_MODEL = 'e2e/native-drop';
+export const E2E_NATIVE_ERROR_MODEL = 'e2e/native-error';
+
+/** A catalogue routing the e2e models to the simulator on `simulatorPort` (and the slow one, when given). */
+export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort?: number, anthropicSimulatorPort?: number): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-catalog-'));
   const file = path.join(dir, 'catalog.json');
   writeFileSync(file, JSON.stringify({
     providers: {
       simulator: { kind: 'openai-compatible', base_url: `http://127.0.0.1:${simulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 },
+      ...(slowSimulatorPort ? { 'slow-simulator': { kind: 'openai-compatible', base_url: `http://127.0.0.1:${slowSimulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 } } : {}),
+      ...(anthropicSimulatorPort ? { 'anthropic-simulator': { kind: 'anthropic', base_url: `http://127.0.0.1:${anthropicSimulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 } } : {}),
     },
     models: [{
       id: E2E_MODEL,
@@ -43,7 +58,37 @@ export function writeE2ECatalog(simulatorPort: number): string {
         { id: 'e2e-failing', provider: 'simulator', provider_model: 'sim-error-503', price: E2E_FAILING_PRICE },
         { id: 'e2e-fallback', provider: 'simulator', provider_model: 'echo-chat', price: E2E_FALLBACK_PRICE },
       ],
-    }],
+    }, ...(slowSimulatorPort ? [slowModel()] : []), ...(anthropicSimulatorPort ? nativeModels() : [])],
   }, null, 2));
   return file;
+}
+
+function slowModel() {
+  return {
+    id: E2E_SLOW_MODEL,
+    name: 'E2E slow chat',
+    owned_by: 'Gateway simulator',
+    updated_at: '2026-11-01T00:00:00Z',
+    architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+    deployments: [{ id: 'e2e-slow-simulator', provider: 'slow-simulator', provider_model: 'echo-chat', price: E2E_PRICE }],
+  };
+}
+
+function nativeModels() {
+  const model = (id: string, deployments: object[]) => ({
+    id, name: id, owned_by: 'Gateway simulator', updated_at: '2026-11-01T00:00:00Z',
+    architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+    per_request_limits: { prompt_tokens: 6000, completion_tokens: 2000 },
+    parameter_schema: { temperature: { type: 'number', options: null, default: 1, min: 0, max: 1 } },
+    deployments,
+  });
+  const onBoth = (id: string, providerModel: string) => model(id, [
+    { id: `${id}-openai`, provider: 'simulator', provider_model: providerModel, price: E2E_PRICE },
+    { id: `${id}-anthropic`, provider: 'anthropic-simulator', provider_model: providerModel, price: E2E_PRICE },
+  ]);
+  return [
+    model(E2E_CLAUDE_MODEL, [{ id: 'e2e-anthropic-simulator', provider: 'anthropic-simulator', provider_model: 'claude-echo', price: E2E_PRICE }]),
+    onBoth(E2E_NATIVE_DROP_MODEL, 'sim-drop'),
+    onBoth(E2E_NATIVE_ERROR_MODEL, 'sim-error-500'),
+  ];
 }

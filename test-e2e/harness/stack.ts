@@ -6,11 +6,15 @@ import * as path from 'node:path';
 import { createBus, type Bus } from '@gw/bus';
 import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
-import { startOpenAISimulator } from '@gw/simulators';
-import { writeE2ECatalog } from './catalog';
+import { startAnthropicSimulator, startOpenAISimulator } from '@gw/simulators';
+import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
+export type ServiceName = 'billing' | 'keys' | 'inference' | 'edge';
+
+/** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
+const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
 
 export interface TestStack {
   mode: StackMode;
@@ -23,6 +27,12 @@ export interface TestStack {
   brokeKey: string;
   /** The bus the services use, to inject events the way a redelivery would. */
   bus: Bus;
+  /** `processes` mode only: kill one service's process (SIGKILL: no graceful shutdown) and start a new one. */
+  processes?: {
+    kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+    /** Starts the service again and resolves once it is ready. */
+    start(name: ServiceName): Promise<void>;
+  };
   stop(): Promise<void>;
 }
 
@@ -51,8 +61,8 @@ async function startProcesses(): Promise<TestStack> {
   const tag = randomBytes(4).toString('hex');
   const s = seeds(tag);
   const logDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-logs-'));
-  const [sim, edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(
-    Array.from({ length: 8 }, () => freePort()),
+  const [sim, edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, slowSim, anthropicSim] = await Promise.all(
+    Array.from({ length: 10 }, () => freePort()),
   );
   const dbUrl = new URL(mongoUrl);
   dbUrl.pathname = `/gw_e2e_${tag}`;
@@ -64,7 +74,8 @@ async function startProcesses(): Promise<TestStack> {
     BUS: 'kafka',
     KAFKA_BROKERS: brokers,
     SEED_ACCOUNTS: s.json,
-    CATALOG_FILE: writeE2ECatalog(sim),
+    CATALOG_FILE: writeE2ECatalog(sim, slowSim, anthropicSim),
+    ...ASYNC_CHAT_E2E_ENV,
     SIMULATOR_API_KEY: 'e2e-simulator-key',
     EDGE_PORT: String(edgePort),
     EDGE_ADMIN_PORT: String(edgeAdmin),
@@ -80,14 +91,18 @@ async function startProcesses(): Promise<TestStack> {
     INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}`,
   };
   const children: ChildProcess[] = [];
+  const byName = new Map<string, { child: ChildProcess; file: string; args: string[] }>();
   const run = (name: string, file: string, args: string[] = []) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, file), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const log = createWriteStream(path.join(logDir, `${name}.log`));
+    const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     children.push(child);
+    byName.set(name, { child, file, args });
   };
   run('simulator', 'packages/simulators/src/main.ts', ['--port', String(sim)]);
+  run('slow-simulator', 'packages/simulators/src/main.ts', ['--port', String(slowSim), '--latency-ms', String(E2E_SLOW_LATENCY_MS)]);
+  run('anthropic-simulator', 'packages/simulators/src/anthropic/main.ts', ['--port', String(anthropicSim)]);
   run('billing', 'services/billing/src/main.ts');
   run('keys', 'services/keys/src/main.ts');
   run('inference', 'services/inference/src/main.ts');
@@ -113,6 +128,12 @@ async function startProcesses(): Promise<TestStack> {
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
   }
   const bus = createBus({ engine: 'kafka', brokers: brokers.split(','), clientId: `e2e-${tag}` }, createLogger('e2e-bus', 'warn'));
+  const readyUrl: Record<ServiceName, string> = {
+    billing: `http://127.0.0.1:${billingHttp}/readyz`,
+    keys: `http://127.0.0.1:${keysHttp}/readyz`,
+    inference: `http://127.0.0.1:${inferenceHttp}/readyz`,
+    edge: `http://127.0.0.1:${edgeAdmin}/readyz`,
+  };
   return {
     mode: 'processes',
     baseURL: `http://127.0.0.1:${edgePort}/v1`,
@@ -120,6 +141,23 @@ async function startProcesses(): Promise<TestStack> {
     key: s.key,
     brokeKey: s.brokeKey,
     bus,
+    processes: {
+      kill: async (name, signal = 'SIGKILL') => {
+        const { child } = byName.get(name)!;
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        await new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill(signal);
+        });
+        // Gone for good: stop() must not wait for its exit again.
+        children.splice(children.indexOf(child), 1);
+      },
+      start: async (name) => {
+        const { file, args } = byName.get(name)!;
+        run(name, file, args);
+        await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]), 60_000);
+      },
+    },
     stop: async () => {
       await bus.close();
       await stopAll();
@@ -134,12 +172,15 @@ async function startEmbedded(): Promise<TestStack> {
   const s = seeds(tag);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-data-'));
   const sim = await startOpenAISimulator({ port: 0 });
+  const slowSim = await startOpenAISimulator({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
+  const anthropicSim = await startAnthropicSimulator({ port: 0 });
   const [edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(
     Array.from({ length: 7 }, () => freePort()),
   );
   const env: NodeJS.ProcessEnv = {
     SEED_ACCOUNTS: s.json,
-    CATALOG_FILE: writeE2ECatalog(sim.port),
+    CATALOG_FILE: writeE2ECatalog(sim.port, slowSim.port, anthropicSim.port),
+    ...ASYNC_CHAT_E2E_ENV,
     SIMULATOR_API_KEY: 'e2e-simulator-key',
     EDGE_PORT: String(edgePort),
     EDGE_ADMIN_PORT: String(edgeAdmin),
@@ -165,6 +206,8 @@ async function startEmbedded(): Promise<TestStack> {
     stop: async () => {
       await stack.stop();
       await sim.close();
+      await slowSim.close();
+      await anthropicSim.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

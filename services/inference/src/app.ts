@@ -8,9 +8,14 @@ import type { Store } from '@gw/store';
 import { randomUUID } from 'node:crypto';
 import { ModelDirectory } from './catalog/model-objects';
 import { modelRoutes } from './catalog/model-routes';
+import { startAsyncChat } from './async-chat/async-chat';
 import { chatRoutes } from './chat/chat-routes';
 import { ChatService } from './chat/chat-service';
 import type { InferenceConfig } from './config';
+import { chatProviderOrNativeOnly } from './native/native-only-chat-provider';
+import { nativeRoutes } from './native/native-routes';
+import { NativeService } from './native/native-service';
+import { NativeTranslators } from './native/native-translators';
 import { DeploymentRouter } from './routing/deployment-router';
 import { SpendGuard } from './spend/spend-guard';
 import { UsageRecorder } from './usage/usage-recorder';
@@ -27,8 +32,9 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const catalog = loadCatalog(config.CATALOG_FILE, env);
   const models = new ModelDirectory(catalog);
   const providers = new Map<string, ReturnType<typeof createChatProvider>>();
+  const translators = new NativeTranslators();
   const providerFor = (kind: string) => {
-    if (!providers.has(kind)) providers.set(kind, createChatProvider(kind));
+    if (!providers.has(kind)) providers.set(kind, chatProviderOrNativeOnly(kind, createChatProvider, translators));
     return providers.get(kind)!;
   };
   const router = new DeploymentRouter(catalog, providerFor, env, logger);
@@ -46,12 +52,16 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const outbox = createOutbox({ bus, store, logger });
   const publisher = createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS });
   const chat = new ChatService({ models, router, spend, usage: new UsageRecorder(publisher), logger });
+  const asyncChat = await startAsyncChat({ store, chat, spend, flushUsage: () => publisher.flush(), config, logger });
 
   const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('inference');
   const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   app.use(modelRoutes(models));
   app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));
+  const native = new NativeService({ models, router, spend, usage: new UsageRecorder(publisher), translators, logger });
+  app.use(nativeRoutes(native, logger, config.ABANDONED_STREAM_DRAIN_MS));
+  app.use(asyncChat.router);
   finishHttpApp(app, logger);
   const server = await listen(app, config.INFERENCE_HTTP_PORT);
   const httpPort = (server.address() as { port: number }).port;
@@ -64,11 +74,14 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     stop: async () => {
       health.startDraining();
       await closeServer(server);
+      // Before the publisher closes: a job finishing in the grace period still records its usage.
+      await asyncChat.stop();
       await balanceSub.stop();
       await publisher.close();
       await outbox.close();
       billing.close();
       await Promise.all([...providers.values()].map((p) => p.close?.()));
+      await translators.close();
     },
   };
 }

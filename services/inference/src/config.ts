@@ -13,6 +13,19 @@ export const inferenceConfigSchema = z.object({
   USAGE_LINGER_MS: z.coerce.number().int().min(0).default(5),
   /** How long a stream whose client went away is still read to learn (and bill) what was generated. */
   ABANDONED_STREAM_DRAIN_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Async chat job workers in this instance; 0 runs none (the instance still accepts and serves jobs). */
+  ASYNC_CHAT_WORKERS: z.coerce.number().int().min(0).default(2),
+  /** A worker's claim on a job: renewed while it works, taken over by another worker once it lapses. */
+  ASYNC_CHAT_LEASE_MS: z.coerce.number().int().positive().default(30_000),
+  /** Idle workers look for jobs this often; a submit to the same instance wakes them at once. */
+  ASYNC_CHAT_POLL_MS: z.coerce.number().int().positive().default(1_000),
+  /** How often a running job looks for a cancel flag set through another instance. */
+  ASYNC_CHAT_CANCEL_CHECK_MS: z.coerce.number().int().positive().default(1_000),
+  /** `expires_at` = created + this (an estimate); queued jobs past it are expired by the sweeper. */
+  ASYNC_CHAT_EXPIRES_AFTER_MS: z.coerce.number().int().positive().default(24 * 60 * 60_000),
+  ASYNC_CHAT_SWEEP_MS: z.coerce.number().int().positive().default(60_000),
+  /** On shutdown, running jobs get this long to finish before they are aborted and their leases released. */
+  ASYNC_CHAT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
 });

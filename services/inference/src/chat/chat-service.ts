@@ -33,12 +33,16 @@ export class ChatService {
     return { req, model: entry.model };
   }
 
-  async complete(body: unknown, id: Identity, traceId: string): Promise<{ requestId: string; completion: ChatCompletion }> {
+  /**
+   * `opts.requestId`: bill under an id made earlier (an async job's, the same on every re-run, so billing
+   * counts it once); `opts.signal` aborts the upstream call (nothing is billed when it aborts first).
+   */
+  async complete(body: unknown, id: Identity, traceId: string, opts: { requestId?: string; signal?: AbortSignal } = {}): Promise<{ requestId: string; completion: ChatCompletion }> {
     const { req, model } = this.prepare(body);
     await this.deps.spend.authorize(id, traceId);
-    const requestId = newRequestId();
+    const requestId = opts.requestId ?? newRequestId();
     const startedAt = Date.now();
-    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target));
+    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal));
     const { completion, usage } = result;
     this.bill(id, route, requestId, model.id, {
       providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,

@@ -1,0 +1,24 @@
+import { Router, type Request } from 'express';
+import { AuthenticationError, readIdentity } from '@gw/platform';
+import type { AsyncChatService } from './async-chat-service';
+
+const identityOf = (req: Request) => {
+  const identity = readIdentity(req.headers);
+  if (!identity) throw new AuthenticationError();
+  return identity;
+};
+
+/** `/v1/async/chat/completions`: submit, poll `/{job_id}`, cancel `/{job_id}/cancel`. */
+export function asyncChatRoutes(service: AsyncChatService): Router {
+  const router = Router();
+  router.post('/v1/async/chat/completions', async (req, res) => {
+    res.json(await service.submit(req.body, identityOf(req), req.traceId));
+  });
+  router.get('/v1/async/chat/completions/:jobId', async (req, res) => {
+    res.json(await service.get(req.params.jobId, identityOf(req)));
+  });
+  router.post('/v1/async/chat/completions/:jobId/cancel', async (req, res) => {
+    res.json(await service.cancel(req.params.jobId, identityOf(req)));
+  });
+  return router;
+}

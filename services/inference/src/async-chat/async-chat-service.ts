@@ -1,0 +1,91 @@
+import { InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
+import type { CatalogModel } from '@gw/catalog';
+import type { ChatCompletionRequest } from '@gw/provider-spec';
+import { isTerminal, toJobObject, type ChatJobDoc, type ChatJobObject } from './chat-job';
+import type { ChatJobStore } from './chat-job-store';
+
+export interface AsyncChatDeps {
+  jobs: ChatJobStore;
+  /** Validates a chat body against the catalogue exactly as synchronous chat does. */
+  chat: { prepare(body: unknown): { req: ChatCompletionRequest; model: CatalogModel } };
+  spend: { authorize(id: Identity, traceId: string): Promise<void> };
+  workers: { wake(): void; cancelLocal(jobId: string): void };
+  expiresAfterMs: number;
+  /** How long a cancel of a running job waits for its worker to stop before answering. */
+  cancelWaitMs: number;
+  now?: () => number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Async chat jobs: submit (validate, pre-authorize, queue), poll, cancel; workers do the rest. */
+export class AsyncChatService {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: AsyncChatDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async submit(body: unknown, identity: Identity, traceId: string): Promise<ChatJobObject> {
+    if (isObject(body)) {
+      if (body.stream === true) throw new InputError('Async chat jobs are not streamed: omit stream or set it to false', 'stream', 'invalid_request');
+      if (body.callback_url !== undefined) {
+        throw new InputError('callback_url is not supported for async chat: poll GET /v1/async/chat/completions/{job_id}', 'callback_url', 'unsupported_parameter');
+      }
+    }
+    const { req, model } = this.deps.chat.prepare(body);
+    await this.deps.spend.authorize(identity, traceId);
+    const now = this.now();
+    const job: ChatJobDoc = {
+      _id: newId('chatjob_'),
+      status: 'queued',
+      model: model.id,
+      request_id: newRequestId(),
+      qos: 'completion',
+      account_id: identity.accountId,
+      identity,
+      trace_id: traceId,
+      request_json: JSON.stringify(req),
+      created_at_ms: now,
+      expires_at_ms: now + this.deps.expiresAfterMs,
+      worker_id: null,
+      lease_until_ms: 0,
+      attempts: 0,
+    };
+    await this.deps.jobs.insert(job);
+    this.deps.workers.wake();
+    return toJobObject(job);
+  }
+
+  async get(jobId: string, identity: Identity): Promise<ChatJobObject> {
+    return toJobObject(await this.owned(jobId, identity));
+  }
+
+  async cancel(jobId: string, identity: Identity): Promise<ChatJobObject> {
+    const job = await this.deps.jobs.cancel(jobId, identity.accountId);
+    if (!job) throw notFound(jobId);
+    if (job.status !== 'in_progress') return toJobObject(job);
+    this.deps.workers.cancelLocal(jobId);
+    return toJobObject(await this.waitForStop(job));
+  }
+
+  /** A running job stops at its worker; answer with the outcome when it comes quickly, else as it is now. */
+  private async waitForStop(job: ChatJobDoc): Promise<ChatJobDoc> {
+    const deadline = Date.now() + this.deps.cancelWaitMs;
+    let current = job;
+    while (!isTerminal(current.status) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      current = (await this.deps.jobs.findById(job._id)) ?? current;
+    }
+    return current;
+  }
+
+  private async owned(jobId: string, identity: Identity): Promise<ChatJobDoc> {
+    const job = await this.deps.jobs.findForAccount(jobId, identity.accountId);
+    if (!job) throw notFound(jobId);
+    return job;
+  }
+}
+
+// Another account's job is indistinguishable from a missing one.
+const notFound = (jobId: string) => new NotFoundError(`Async chat job '${jobId}' not found`, 'job_id', 'job_not_found');

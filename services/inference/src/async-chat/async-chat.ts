@@ -1,0 +1,60 @@
+import type { Logger } from '@gw/platform';
+import type { Store } from '@gw/store';
+import type { Router } from 'express';
+import type { InferenceConfig } from '../config';
+import { asyncChatRoutes } from './async-chat-routes';
+import { AsyncChatService, type AsyncChatDeps } from './async-chat-service';
+import { ChatJobStore } from './chat-job-store';
+import type { ChatCompleter } from './chat-job-runner';
+import { ChatJobSweeper } from './chat-job-sweeper';
+import { ChatJobWorkerPool } from './chat-job-workers';
+
+export type AsyncChatConfig = Pick<InferenceConfig,
+  'ASYNC_CHAT_WORKERS' | 'ASYNC_CHAT_LEASE_MS' | 'ASYNC_CHAT_POLL_MS' | 'ASYNC_CHAT_CANCEL_CHECK_MS'
+  | 'ASYNC_CHAT_EXPIRES_AFTER_MS' | 'ASYNC_CHAT_SWEEP_MS' | 'ASYNC_CHAT_SHUTDOWN_GRACE_MS'>;
+
+export interface AsyncChatWiring {
+  store: Store;
+  chat: ChatCompleter & AsyncChatDeps['chat'];
+  spend: AsyncChatDeps['spend'];
+  flushUsage: () => Promise<void>;
+  config: AsyncChatConfig;
+  logger: Logger;
+}
+
+export interface RunningAsyncChat {
+  router: Router;
+  /** Stops the workers (in-flight jobs finish or are handed back) and the sweeper. */
+  stop(): Promise<void>;
+}
+
+/** Async chat jobs for one inference instance: routes, this instance's workers and its expiry sweeper. */
+export async function startAsyncChat({ store, chat, spend, flushUsage, config, logger }: AsyncChatWiring): Promise<RunningAsyncChat> {
+  const jobs = new ChatJobStore(store);
+  await jobs.ensureIndexes();
+  const log = logger.child({ component: 'async-chat' });
+  const workers = new ChatJobWorkerPool({
+    jobs, chat, flushUsage, logger: log,
+    workers: config.ASYNC_CHAT_WORKERS,
+    leaseMs: config.ASYNC_CHAT_LEASE_MS,
+    pollMs: config.ASYNC_CHAT_POLL_MS,
+    cancelCheckMs: config.ASYNC_CHAT_CANCEL_CHECK_MS,
+    shutdownGraceMs: config.ASYNC_CHAT_SHUTDOWN_GRACE_MS,
+  });
+  const sweeper = new ChatJobSweeper(jobs, config.ASYNC_CHAT_SWEEP_MS, log);
+  const service = new AsyncChatService({
+    jobs, chat, spend, workers,
+    expiresAfterMs: config.ASYNC_CHAT_EXPIRES_AFTER_MS,
+    // Long enough for a worker elsewhere to notice the flag; bounded so a cancel answers promptly.
+    cancelWaitMs: Math.min(2 * config.ASYNC_CHAT_CANCEL_CHECK_MS + 500, 5_000),
+  });
+  workers.start();
+  sweeper.start();
+  return {
+    router: asyncChatRoutes(service),
+    stop: async () => {
+      await sweeper.stop();
+      await workers.stop();
+    },
+  };
+}

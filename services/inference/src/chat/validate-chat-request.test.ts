@@ -1,0 +1,149 @@
+import { modelSchema } from '@gw/catalog';
+import { GatewayError } from '@gw/platform';
+import { validateAgainstModel, validateChatBody } from './validate-chat-request';
+
+/** A model with every kind of bound: min/max, options, max_items, per-request completion limit. */
+const MODEL = modelSchema.parse({
+  id: 'vendor/bounded-chat',
+  name: 'Bounded chat',
+  owned_by: 'tests',
+  updated_at: '2026-01-01T00:00:00Z',
+  architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+  per_request_limits: { prompt_tokens: 4000, completion_tokens: 1000 },
+  parameter_schema: {
+    temperature: { type: 'number', min: 0, max: 2 },
+    top_p: { type: 'number', min: 0, max: 1 },
+    max_completion_tokens: { type: 'integer', min: 1, max: 1000 },
+    stop: { type: 'array', max_items: 4 },
+    verbosity: { type: 'string', options: ['low', 'medium', 'high'] },
+    top_k: { type: 'integer', min: 1, max: 100 },
+  },
+  deployments: [{ id: 'd', provider: 'p', provider_model: 'm', price: { prompt_per_million: '1', completion_per_million: '1' } }],
+});
+
+/** Bounded only by per_request_limits: the completion limit applies without a parameter_schema entry. */
+const LIMITED_ONLY = modelSchema.parse({
+  ...MODEL, id: 'vendor/limits-only', parameter_schema: {}, per_request_limits: { prompt_tokens: null, completion_tokens: 256 },
+});
+
+const user = { role: 'user', content: 'hello' };
+const base = { model: MODEL.id, messages: [user] };
+
+/** The error a body gets, through both checks as the chat service runs them. */
+function refusal(body: unknown, model = MODEL): GatewayError | null {
+  try {
+    validateAgainstModel(validateChatBody(body), model);
+    return null;
+  } catch (err) {
+    if (err instanceof GatewayError) return err;
+    throw err;
+  }
+}
+
+describe('chat body validation: each invalid field is a 400 naming it', () => {
+  it.each<[string, unknown, string]>([
+    ['a body that is not an object', [base], 'body'],
+    ['a null body', null, 'body'],
+    ['a missing model', { messages: [user] }, 'model'],
+    ['an empty model', { ...base, model: '' }, 'model'],
+    ['a model that is not a string', { ...base, model: 7 }, 'model'],
+    ['missing messages', { model: MODEL.id }, 'messages'],
+    ['empty messages', { ...base, messages: [] }, 'messages'],
+    ['messages not an array', { ...base, messages: 'hello' }, 'messages'],
+    ['a message that is not an object', { ...base, messages: [user, 'hi'] }, 'messages[1]'],
+    ['a message without a role', { ...base, messages: [{ content: 'x' }] }, 'messages[0].role'],
+    ['an unknown role', { ...base, messages: [user, { role: 'robot', content: 'x' }] }, 'messages[1].role'],
+    ['content that is a number', { ...base, messages: [user, { role: 'user', content: 5 }] }, 'messages[1].content'],
+    ['missing content', { ...base, messages: [{ role: 'user' }] }, 'messages[0].content'],
+    ['null content without tool calls', { ...base, messages: [user, { role: 'assistant', content: null }] }, 'messages[1].content'],
+    ['a content part without a type', { ...base, messages: [{ role: 'user', content: [{ text: 'x' }] }] }, 'messages[0].content'],
+    ['a name that is not a string', { ...base, messages: [{ ...user, name: 3 }] }, 'messages[0].name'],
+    ['a tool message without tool_call_id', { ...base, messages: [user, { role: 'tool', content: '42' }] }, 'messages[1].tool_call_id'],
+    ['temperature as a string', { ...base, temperature: '0.5' }, 'temperature'],
+    ['top_p as a boolean', { ...base, top_p: true }, 'top_p'],
+    ['frequency_penalty as a string', { ...base, frequency_penalty: 'high' }, 'frequency_penalty'],
+    ['max_completion_tokens not an integer', { ...base, max_completion_tokens: 10.5 }, 'max_completion_tokens'],
+    ['max_completion_tokens of zero', { ...base, max_completion_tokens: 0 }, 'max_completion_tokens'],
+    ['n of zero', { ...base, n: 0 }, 'n'],
+    ['seed as a string', { ...base, seed: '42' }, 'seed'],
+    ['stream as a string', { ...base, stream: 'true' }, 'stream'],
+    ['stream_options not an object', { ...base, stream_options: true }, 'stream_options'],
+    ['stream_options.include_usage as a string', { ...base, stream: true, stream_options: { include_usage: 'yes' } }, 'stream_options.include_usage'],
+    ['metadata as an array', { ...base, metadata: ['a'] }, 'metadata'],
+    ['logit_bias as a string', { ...base, logit_bias: '50256:-100' }, 'logit_bias'],
+    ['top_logprobs without logprobs', { ...base, top_logprobs: 5 }, 'top_logprobs'],
+    ['top_logprobs with logprobs=false', { ...base, logprobs: false, top_logprobs: 5 }, 'top_logprobs'],
+    ['stop as a number', { ...base, stop: 1 }, 'stop'],
+    ['stop with a non-string item', { ...base, stop: ['a', 2] }, 'stop'],
+    ['stop over the model max_items', { ...base, stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
+    ['tools not an array', { ...base, tools: { type: 'function' } }, 'tools'],
+    ['a tool without a type', { ...base, tools: [{ function: { name: 'f' } }] }, 'tools[0].type'],
+    ['a tool function without a name', { ...base, tools: [{ type: 'function', function: { name: 'ok' } }, { type: 'function', function: {} }] }, 'tools[1].function.name'],
+    ['a tool with an empty function name', { ...base, tools: [{ type: 'function', function: { name: '' } }] }, 'tools[0].function.name'],
+    ['a tool without a function', { ...base, tools: [{ type: 'function' }] }, 'tools[0].function.name'],
+    ['an unknown tool_choice', { ...base, tool_choice: 'sometimes' }, 'tool_choice'],
+    ['a tool_choice object without a function name', { ...base, tool_choice: { type: 'function', function: {} } }, 'tool_choice'],
+    ['an unknown response_format.type', { ...base, response_format: { type: 'xml' } }, 'response_format.type'],
+    ['json_schema without json_schema', { ...base, response_format: { type: 'json_schema' } }, 'response_format.json_schema'],
+    ['json_schema without a name', { ...base, response_format: { type: 'json_schema', json_schema: { schema: {} } } }, 'response_format.json_schema.name'],
+    ['json_schema with a schema that is not an object', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: 'y' } } }, 'response_format.json_schema.schema'],
+    ['reasoning not an object', { ...base, reasoning: 'high' }, 'reasoning'],
+    ['an unknown reasoning.effort', { ...base, reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
+    ['reasoning.max_tokens of zero', { ...base, reasoning: { max_tokens: 0 } }, 'reasoning.max_tokens'],
+    ['reasoning.exclude as a string', { ...base, reasoning: { exclude: 'yes' } }, 'reasoning.exclude'],
+    ['include as a string', { ...base, include: 'usage' }, 'include'],
+    ['temperature over the model max', { ...base, temperature: 2.5 }, 'temperature'],
+    ['temperature under the model min', { ...base, temperature: -0.1 }, 'temperature'],
+    ['top_k over the model max', { ...base, top_k: 101 }, 'top_k'],
+    ['a value outside the model options', { ...base, verbosity: 'loud' }, 'verbosity'],
+    ['max_completion_tokens over the model limit', { ...base, max_completion_tokens: 1001 }, 'max_completion_tokens'],
+    ['max_tokens over per_request_limits', { ...base, max_tokens: 1001 }, 'max_tokens'],
+  ])('%s -> param %s', (_what, body, param) => {
+    const err = refusal(body);
+    expect(err).not.toBeNull();
+    expect({ status: err!.status, type: err!.type, param: err!.param }).toEqual({ status: 400, type: 'invalid_request_error', param });
+  });
+
+  it.each([
+    ['max_completion_tokens', { model: LIMITED_ONLY.id, messages: [user], max_completion_tokens: 257 }],
+    ['max_tokens', { model: LIMITED_ONLY.id, messages: [user], max_tokens: 257 }],
+  ])('per_request_limits bound %s even without a parameter_schema entry', (param, body) => {
+    expect(refusal(body, LIMITED_ONLY)?.param).toBe(param);
+    expect(refusal({ ...body, [param]: 256 }, LIMITED_ONLY)).toBeNull();
+  });
+});
+
+describe('valid chat bodies pass untouched', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['the smallest body', base],
+    ['every bound at its edge (never clamped)', {
+      ...base, temperature: 2, top_p: 0, max_completion_tokens: 1000, stop: ['a', 'b', 'c', 'd'], top_k: 100, verbosity: 'high',
+    }],
+    ['max_tokens at the per-request limit', { ...base, max_tokens: 1000 }],
+    ['stop as one string', { ...base, stop: '\n\n' }],
+    ['a tool-calling conversation', {
+      ...base,
+      messages: [
+        { role: 'system', content: 'be brief' },
+        user,
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"temp":20}' },
+      ],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      parallel_tool_calls: false,
+    }],
+    ['multimodal content parts', { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }],
+    ['structured output', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'answer', strict: true, schema: { type: 'object' } } } }],
+    ['logprobs with top_logprobs', { ...base, logprobs: true, top_logprobs: 5 }],
+    ['streaming with usage', { ...base, stream: true, stream_options: { include_usage: true } }],
+    ['reasoning options', { ...base, reasoning: { enabled: true, effort: 'xhigh', max_tokens: 512, exclude: true } }],
+    ['metadata and extra fields the translator handles', { ...base, metadata: { team: 'a' }, extra_body: { x: 1 }, logit_bias: { '50256': -100 }, seed: 7, n: 2, user: 'u-1', some_vendor_field: { kept: true } }],
+  ])('%s', (_what, body) => {
+    const before = structuredClone(body);
+    const req = validateChatBody(body);
+    validateAgainstModel(req, MODEL);
+    expect(req).toEqual(before);
+    expect(body).toEqual(before);
+  });
+});

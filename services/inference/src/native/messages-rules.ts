@@ -1,0 +1,25 @@
+import { check, checkModel, checkNumber, checkRequestBody, checkType, isObject, type Body } from './body-checks';
+
+/**
+ * The gateway's own checks of a `POST /v1/messages` body (the payload is provider-native; the provider
+ * judges the rest): a model, a non-empty conversation, and the output cap the messages format requires.
+ */
+
+const ROLES = ['user', 'assistant'];
+
+export function validateMessagesRequest(raw: unknown): Body {
+  const body = checkRequestBody(raw);
+  checkModel(body);
+  check(Array.isArray(body.messages) && body.messages.length > 0, 'messages', 'messages must be a non-empty array');
+  (body.messages as unknown[]).forEach((m, i) => {
+    const p = `messages[${i}]`;
+    check(isObject(m), p, `${p} must be an object`);
+    const msg = m as Body;
+    check(typeof msg.role === 'string' && ROLES.includes(msg.role), `${p}.role`, `${p}.role must be one of ${ROLES.join(', ')}`);
+    check(typeof msg.content === 'string' || Array.isArray(msg.content), `${p}.content`, `${p}.content must be a string or an array of content blocks`);
+  });
+  check(body.max_tokens !== undefined, 'max_tokens', 'max_tokens is required');
+  checkNumber(body.max_tokens, 'max_tokens', { min: 1, integer: true });
+  checkType(body.stream, 'stream', 'boolean');
+  return body;
+}

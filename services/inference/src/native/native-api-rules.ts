@@ -1,0 +1,31 @@
+import type { NativeApi } from '@gw/provider-spec';
+import type { Body } from './body-checks';
+import { validateMessagesRequest } from './messages-rules';
+import { validateResponsesRequest } from './responses-rules';
+
+/** What differs between the native APIs on the gateway's side; the wire formats are the translators' business. */
+export interface NativeApiRules {
+  validate(body: unknown): Body;
+  /** The body field capping output tokens, held to the model's `per_request_limits.completion_tokens`. */
+  outputTokensParam: string;
+  /** Client headers the API defines, passed on to the provider. */
+  forwardedHeaders: readonly string[];
+  /** Fields set upstream when the caller left them out. */
+  upstreamDefaults: Body;
+}
+
+export const NATIVE_API_RULES: Record<NativeApi, NativeApiRules> = {
+  responses: {
+    validate: validateResponsesRequest,
+    outputTokensParam: 'max_output_tokens',
+    forwardedHeaders: [],
+    // Stateless: an omitted `store` would default to true upstream and keep the caller's data there.
+    upstreamDefaults: { store: false },
+  },
+  messages: {
+    validate: validateMessagesRequest,
+    outputTokensParam: 'max_tokens',
+    forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
+    upstreamDefaults: {},
+  },
+};

@@ -1,0 +1,195 @@
+import { createServer, type Server } from 'node:http';
+import { catalogSchema } from '@gw/catalog';
+import { closeServer, createHttpApp, createLogger, finishHttpApp, Health, identityHeaders, listen, type Identity } from '@gw/platform';
+import { createChatProvider } from '@gw/providers';
+import { startAnthropicSimulator, startOpenAISimulator, type AnthropicSimulator, type OpenAISimulator } from '@gw/simulators';
+import { ModelDirectory } from '../catalog/model-objects';
+import { DeploymentRouter } from '../routing/deployment-router';
+import type { CallRecord } from '../usage/usage-recorder';
+import { chatProviderOrNativeOnly } from './native-only-chat-provider';
+import { nativeRoutes } from './native-routes';
+import { NativeService } from './native-service';
+import { NativeTranslators } from './native-translators';
+
+jest.setTimeout(20_000);
+
+const IDENTITY: Identity = { accountId: 'acct_native', keyHash: 'ab'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
+const price = { prompt_per_million: '1', completion_per_million: '2' };
+const logger = createLogger('native-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+
+/** An upstream that sends `response.created`, then waits before the rest: time for the client to leave. */
+function startSlowResponsesUpstream(pauseMs: number): Promise<Server> {
+  const event = (type: string, response: object) => `event: ${type}\ndata: ${JSON.stringify({ type, response })}\n\n`;
+  const response = { id: 'resp_slow', model: 'slow-1', usage: null };
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(event('response.created', response));
+    setTimeout(() => res.end(event('response.completed', { ...response, usage: { input_tokens: 7, output_tokens: 11, total_tokens: 18 } })), pauseMs);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function catalogFor(openai: OpenAISimulator, anthropic: AnthropicSimulator, slowPort: number) {
+  const model = (id: string, deployments: Array<[provider: string, providerModel: string]>) => ({
+    id, name: id, owned_by: 'tests', updated_at: '2026-01-01T00:00:00Z',
+    architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+    per_request_limits: { prompt_tokens: null, completion_tokens: 100 },
+    deployments: deployments.map(([provider, providerModel], i) => ({ id: `${id}-${i}`, provider, provider_model: providerModel, price })),
+  });
+  return catalogSchema.parse({
+    providers: {
+      openai: { kind: 'openai-compatible', base_url: openai.baseUrl, api_key_env: 'SIM_KEY', timeout_ms: 5_000 },
+      anthropic: { kind: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'SIM_KEY', timeout_ms: 5_000 },
+      slow: { kind: 'openai-compatible', base_url: `http://127.0.0.1:${slowPort}/v1`, api_key_env: 'SIM_KEY', timeout_ms: 5_000 },
+    },
+    models: [
+      model('test/echo', [['openai', 'gpt-4o-mini']]),
+      model('test/claude', [['anthropic', 'claude-echo']]),
+      model('test/fallback', [['openai', 'sim-error-503'], ['openai', 'gpt-4.1']]),
+      model('test/mixed', [['anthropic', 'claude-echo'], ['openai', 'gpt-4o-mini']]),
+      model('test/drop', [['openai', 'sim-drop'], ['anthropic', 'sim-drop']]),
+      model('test/slow', [['slow', 'slow-1']]),
+    ],
+  });
+}
+
+describe('native routes against the OpenAI and Anthropic simulators', () => {
+  let openai: OpenAISimulator;
+  let anthropic: AnthropicSimulator;
+  let slow: Server;
+  let catalog: ReturnType<typeof catalogFor>;
+  let translators: NativeTranslators;
+  let router: DeploymentRouter;
+  let server: Server;
+  let base: string;
+  const records: CallRecord[] = [];
+  const authorize = jest.fn(async () => undefined);
+
+  beforeAll(async () => {
+    [openai, anthropic, slow] = await Promise.all([startOpenAISimulator(), startAnthropicSimulator(), startSlowResponsesUpstream(300)]);
+    catalog = catalogFor(openai, anthropic, (slow.address() as { port: number }).port);
+    translators = new NativeTranslators();
+    router = new DeploymentRouter(catalog, (kind) => chatProviderOrNativeOnly(kind, createChatProvider, translators), { SIM_KEY: 'k' }, logger,
+      { maxRetries: 0, backoffMs: 0, maxBackoffMs: 0, failuresBeforeCooldown: 100, cooldownMs: 1 });
+    const native = new NativeService({
+      models: new ModelDirectory(catalog), router, translators, logger,
+      spend: { authorize, noteCharge: () => undefined } as never,
+      usage: { record: (call: CallRecord) => { records.push(call); return 0; } } as never,
+    });
+    const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20 });
+    app.use(nativeRoutes(native, logger, 5_000));
+    finishHttpApp(app, logger);
+    server = await listen(app, 0, '127.0.0.1');
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    await closeServer(server, 100);
+    await translators.close();
+    slow.closeAllConnections();
+    await Promise.all([openai.close(), anthropic.close(), new Promise((r) => slow.close(r))]);
+  });
+
+  beforeEach(() => { records.length = 0; });
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${base}${path}`, {
+    method: 'POST', headers: { ...identityHeaders(IDENTITY), 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  });
+  const recorded = async (n = 1) => {
+    for (let i = 0; i < 100 && records.length < n; i++) await new Promise((r) => setTimeout(r, 20));
+    return records;
+  };
+
+  it('passes a Response through with our request id, and records one responses usage event', async () => {
+    const res = await post('/v1/responses', { model: 'test/echo', input: 'hello there' });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id')!;
+    expect(requestId).toMatch(/^br-/);
+    const body = await res.json();
+    expect(body).toMatchObject({ object: 'response', model: 'gpt-4o-mini-2026-01-01', output_text: 'Echo: hello there', store: false });
+    expect(authorize).toHaveBeenCalledWith(IDENTITY, expect.any(String));
+    expect(records).toEqual([expect.objectContaining({
+      requestId, apiType: 'responses', model: 'test/echo', providerName: 'openai', providerResponseId: body.id, servedModel: body.model,
+      streamed: false, cancelled: false, usage: expect.objectContaining({ prompt_tokens: 2, completion_tokens: 3, input_tokens: 2, output_tokens: 3 }),
+    })]);
+  });
+
+  it('passes a messages stream through event for event and bills it once', async () => {
+    const res = await post('/v1/messages', { model: 'test/claude', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'stream me' }] });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await res.text()).split('\n\n').filter(Boolean).map((b) => b.split('\n')[0]);
+    expect(events[0]).toBe('event: message_start');
+    expect(events.at(-1)).toBe('event: message_stop');
+    expect(await recorded()).toEqual([expect.objectContaining({
+      requestId: res.headers.get('x-request-id'), apiType: 'messages', streamed: true, cancelled: false,
+      providerResponseId: expect.stringMatching(/^msg_/), usage: expect.objectContaining({ completion_tokens: expect.any(Number) }),
+    })]);
+  });
+
+  it('sends the provider model, the messages headers the API defines, and nothing else of the client', async () => {
+    await post('/v1/messages', { model: 'test/claude', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] },
+      { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'tools-2024', 'x-custom': 'secret' });
+    const sent = anthropic.lastRequest!;
+    expect(JSON.parse(sent.body).model).toBe('claude-echo');
+    expect(sent.headers).toMatchObject({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'tools-2024', 'x-api-key': 'k' });
+    expect(sent.headers['x-custom']).toBeUndefined();
+    expect(sent.headers['x-gw-account-id']).toBeUndefined();
+  });
+
+  it('falls back before the first byte and bills the deployment that served', async () => {
+    const res = await post('/v1/responses', { model: 'test/fallback', input: 'x', stream: true });
+    expect(res.status).toBe(200);
+    await res.text();
+    expect((await recorded())[0]).toMatchObject({ deployment: { id: 'test/fallback-1' }, servedModel: 'gpt-4.1-2026-01-01' });
+  });
+
+  it('routes each API only to the deployments that serve it', async () => {
+    const res = await post('/v1/responses', { model: 'test/mixed', input: 'x' });
+    expect(res.status).toBe(200);
+    expect((await recorded())[0]).toMatchObject({ deployment: { id: 'test/mixed-1' } });
+    // Chat on the same model meets the Anthropic deployment first, which has no chat adapter here.
+    const mixed = new ModelDirectory(catalog).get('test/mixed')!.model;
+    const chat = await router.attempt(mixed, (r) => r.provider.chat({ model: 'x', messages: [{ role: 'user', content: 'x' }] }, r.target)).catch((e: unknown) => e);
+    expect(chat).toMatchObject({ status: 400, code: 'unsupported_api', param: 'model' });
+  });
+
+  it.each([
+    ['/v1/messages', { model: 'test/echo', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }],
+    ['/v1/responses', { model: 'test/claude', input: 'x' }],
+  ])('%s on a model without a translator for it is a 400 unsupported_api naming model', async (path, body) => {
+    const res = await post(path, body);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'unsupported_api', param: 'model' });
+  });
+
+  it('refuses without an identity, and answers 501 on the stored-response paths', async () => {
+    expect((await fetch(`${base}/v1/responses`, { method: 'POST', body: '{}' })).status).toBe(401);
+    for (const [method, path] of [['GET', '/v1/responses/resp_1'], ['GET', '/v1/responses/resp_1/input_items'], ['POST', '/v1/responses/resp_1/cancel']]) {
+      const res = await fetch(`${base}${path}`, { method, headers: identityHeaders(IDENTITY) });
+      expect(res.status).toBe(501);
+      expect((await res.json()).error.code).toBe('unsupported_feature');
+    }
+  });
+
+  it.each([
+    ['/v1/responses', { model: 'test/drop', input: 'x y', stream: true }, /^event: error\ndata: \{"type":"error","code":"upstream_error"/],
+    ['/v1/messages', { model: 'test/drop', max_tokens: 9, messages: [{ role: 'user', content: 'x y' }], stream: true }, /^event: error\ndata: \{"type":"error","error":\{/],
+  ])('%s: a failure after the first byte ends the stream with the format error event, still billed once', async (path, body, last) => {
+    const res = await post(path, body);
+    expect(res.status).toBe(200);
+    const blocks = (await res.text()).split('\n\n').filter(Boolean);
+    expect(blocks.length).toBeGreaterThan(1);
+    expect(blocks.at(-1)).toMatch(last);
+    expect(await recorded()).toHaveLength(1);
+  });
+
+  it('keeps reading a stream whose client went away, and bills what was generated as cancelled', async () => {
+    const res = await post('/v1/responses', { model: 'test/slow', input: 'x', stream: true });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    const [record] = await recorded();
+    expect(record).toMatchObject({ streamed: true, cancelled: true, providerResponseId: 'resp_slow', usage: { input_tokens: 7, output_tokens: 11 } });
+  });
+});

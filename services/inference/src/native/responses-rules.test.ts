@@ -1,0 +1,95 @@
+import { InputError, NotImplementedError } from '@gw/platform';
+import { validateResponsesRequest } from './responses-rules';
+
+const BASE = { model: 'm', input: 'hello' };
+const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v']));
+
+describe('validateResponsesRequest', () => {
+  it.each([
+    ['a string input', {}],
+    ['input items', { input: [{ role: 'developer', content: 'be brief' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }, { type: 'function_call_output', call_id: 'c1', output: '{}' }] }],
+    ['a prompt template instead of input', { input: undefined, prompt: { id: 'pmpt_1', variables: { a: 'b' } } }],
+    ['16 metadata pairs', { metadata: sixteen }],
+    ['the bounds themselves', { temperature: 2, top_logprobs: 20 }, ],
+    ['zero bounds', { temperature: 0, top_logprobs: 0 }],
+    ['store false and background false', { store: false, background: false }],
+    ['nulls for optional fields', { previous_response_id: null, conversation: null, instructions: null, reasoning: null, metadata: null }],
+    ['every enum value the field table allows', {
+      truncation: 'auto', service_tier: 'flex', prompt_cache_retention: '24h', text: { verbosity: 'high', format: { type: 'text' } },
+      reasoning: { effort: 'xhigh', summary: 'detailed', context: 'all_turns' }, tool_choice: 'required',
+    }],
+    ['a tool_choice object', { tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }],
+    ['tools and include', { tools: [{ type: 'function', name: 'f', parameters: {} }], include: ['reasoning.encrypted_content'] }],
+    ['fields it does not know', { some_new_field: { x: 1 } }],
+  ])('accepts %s', (_name, fields) => {
+    const body = { ...BASE, ...fields };
+    expect(validateResponsesRequest(body)).toBe(body);
+  });
+
+  it.each([
+    ['previous_response_id', 'resp_1'],
+    ['conversation', 'conv_1'],
+    ['conversation', { id: 'conv_1' }],
+    ['background', true],
+    ['store', true],
+  ])('answers 501 unsupported_feature for %s = %j', (param, value) => {
+    const err = catchError(() => validateResponsesRequest({ ...BASE, [param]: value }));
+    expect(err).toBeInstanceOf(NotImplementedError);
+    expect(err).toMatchObject({ status: 501, code: 'unsupported_feature', param });
+  });
+
+  it('answers 501 before looking at anything else', () => {
+    expect(catchError(() => validateResponsesRequest({ store: true }))).toMatchObject({ status: 501, param: 'store' });
+  });
+
+  it.each([
+    ['a body that is not an object', [], 'body'],
+    ['no model', { input: 'x' }, 'model'],
+    ['an empty model', { ...BASE, model: '' }, 'model'],
+    ['no input', { model: 'm' }, 'input'],
+    ['a numeric input', { ...BASE, input: 7 }, 'input'],
+    ['an input item that is not an object', { ...BASE, input: ['hi'] }, 'input[0]'],
+    ['an input item role', { ...BASE, input: [{ role: 'tool', content: 'x' }] }, 'input[0].role'],
+    ['an input item status', { ...BASE, input: [{ type: 'message', role: 'user', content: 'x', status: 'done' }] }, 'input[0].status'],
+    ['an input item without type or role', { ...BASE, input: [{ content: 'x' }] }, 'input[0].type'],
+    ['17 metadata pairs', { ...BASE, metadata: { ...sixteen, k16: 'v' } }, 'metadata'],
+    ['metadata that is an array', { ...BASE, metadata: ['a'] }, 'metadata'],
+    ['a metadata value that is a number', { ...BASE, metadata: { a: 1 } }, 'metadata.a'],
+    ['temperature above 2', { ...BASE, temperature: 2.01 }, 'temperature'],
+    ['temperature below 0', { ...BASE, temperature: -1 }, 'temperature'],
+    ['temperature as a string', { ...BASE, temperature: '1' }, 'temperature'],
+    ['top_logprobs above 20', { ...BASE, top_logprobs: 21 }, 'top_logprobs'],
+    ['top_logprobs below 0', { ...BASE, top_logprobs: -1 }, 'top_logprobs'],
+    ['a fractional top_logprobs', { ...BASE, top_logprobs: 1.5 }, 'top_logprobs'],
+    ['max_output_tokens of 0', { ...BASE, max_output_tokens: 0 }, 'max_output_tokens'],
+    ['truncation', { ...BASE, truncation: 'sometimes' }, 'truncation'],
+    ['service_tier', { ...BASE, service_tier: 'gold' }, 'service_tier'],
+    ['prompt_cache_retention', { ...BASE, prompt_cache_retention: '1h' }, 'prompt_cache_retention'],
+    ['reasoning.effort', { ...BASE, reasoning: { effort: 'max' } }, 'reasoning.effort'],
+    ['reasoning.summary', { ...BASE, reasoning: { summary: 'long' } }, 'reasoning.summary'],
+    ['reasoning.context', { ...BASE, reasoning: { context: 'everything' } }, 'reasoning.context'],
+    ['reasoning that is not an object', { ...BASE, reasoning: 'high' }, 'reasoning'],
+    ['text.verbosity', { ...BASE, text: { verbosity: 'loud' } }, 'text.verbosity'],
+    ['a tool_choice string', { ...BASE, tool_choice: 'always' }, 'tool_choice'],
+    ['a tool_choice object without a type', { ...BASE, tool_choice: { name: 'f' } }, 'tool_choice'],
+    ['a tool_choice mode', { ...BASE, tool_choice: { type: 'allowed_tools', mode: 'sometimes' } }, 'tool_choice.mode'],
+    ['tools that are not an array', { ...BASE, tools: {} }, 'tools'],
+    ['a tool without a type', { ...BASE, tools: [{ name: 'f' }] }, 'tools[0].type'],
+    ['include of non-strings', { ...BASE, include: [1] }, 'include'],
+    ['stream that is not a boolean', { ...BASE, stream: 'yes' }, 'stream'],
+    ['instructions that are not a string', { ...BASE, instructions: 5 }, 'instructions'],
+  ])('answers 400 for %s, naming the param', (_name, body, param) => {
+    const err = catchError(() => validateResponsesRequest(body));
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).toMatchObject({ status: 400, param });
+  });
+});
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected an error');
+}
