@@ -31,6 +31,8 @@ export function readIdentity(headers: Headers): Identity | null {
   const keyHash = one(headers, H_KEY_HASH);
   if (!accountId || !keyHash) return null;
   const limit = one(headers, H_KEY_LIMIT_MICROS);
+  // Only the edge writes this header; a malformed limit must not silently disable the limit.
+  if (limit !== undefined && !/^\d+$/.test(limit)) return null;
   const reset = one(headers, H_KEY_LIMIT_RESET);
   return {
     accountId,

@@ -27,7 +27,10 @@ export function usdToMicros(value: string | number): number {
 function numberToPlainString(n: number): string {
   if (!Number.isFinite(n)) throw new RangeError(`not a finite amount: ${n}`);
   // toFixed(7) then trimming keeps e.g. 0.1 as "0.1" without exponent notation; a 7th digit is then refused.
-  return n.toFixed(7).replace(/0+$/, '').replace(/\.$/, '');
+  const text = n.toFixed(7).replace(/0+$/, '').replace(/\.$/, '');
+  // toFixed rounds past the 7th decimal (1e-8 -> "0"): a string that is not the number itself is refused.
+  if (Number(text) !== n) throw new RangeError(`not a USD amount with at most 6 decimals: ${n}`);
+  return text;
 }
 
 /**

@@ -17,6 +17,8 @@ interface CacheEntry {
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inflight = new Map<string, Promise<Identity>>();
+  /** Bumped by every invalidation: a lookup that straddles one must not cache (or share) what it read before. */
+  private epoch = 0;
 
   constructor(private readonly keys: KeysServiceClient, private readonly ttlMs: number) {}
 
@@ -28,17 +30,23 @@ export class Authenticator {
     // Concurrent first requests with one key share a single lookup.
     let pending = this.inflight.get(hash);
     if (!pending) {
-      pending = this.lookup(secret, hash, traceId).finally(() => this.inflight.delete(hash));
+      const started: Promise<Identity> = this.lookup(secret, hash, traceId).finally(() => {
+        if (this.inflight.get(hash) === started) this.inflight.delete(hash);
+      });
+      pending = started;
       this.inflight.set(hash, pending);
     }
     return pending;
   }
 
   invalidate(keyHash: string): void {
+    this.epoch++;
     this.cache.delete(keyHash);
+    this.inflight.delete(keyHash);
   }
 
   private async lookup(secret: string, hash: string, traceId: string): Promise<Identity> {
+    const epoch = this.epoch;
     const res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { deadlineMs: 2000, traceId });
     const identity: Identity = {
       accountId: res.account_id,
@@ -47,7 +55,7 @@ export class Authenticator {
       keyLimitMicros: res.has_limit ? res.limit_micros : null,
       keyLimitReset: res.limit_reset === 'daily' || res.limit_reset === 'weekly' || res.limit_reset === 'monthly' ? res.limit_reset : null,
     };
-    if (this.ttlMs > 0) this.cache.set(hash, { identity, expiresAt: Date.now() + this.ttlMs, keyExpiresAt: res.expires_at_ms });
+    if (this.ttlMs > 0 && epoch === this.epoch) this.cache.set(hash, { identity, expiresAt: Date.now() + this.ttlMs, keyExpiresAt: res.expires_at_ms });
     return identity;
   }
 }

@@ -34,6 +34,8 @@ function countBodyBytes(req: IncomingMessage, proxyReq: ClientRequest, res: Serv
     seen += chunk.length;
     if (seen > limit && !res.headersSent) {
       proxyReq.destroy();
+      // The connection is torn down below: say so, or a keep-alive client reuses the dead socket.
+      res.setHeader('connection', 'close');
       sendError(res as never, new PayloadTooLargeError(`Request body exceeds ${limit} bytes`), String(req.headers[H_TRACE_ID] ?? ''));
       req.destroy();
     }

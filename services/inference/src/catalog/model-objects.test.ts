@@ -66,7 +66,7 @@ describe('toModelObject', () => {
       parameter_schema: {
         temperature: { type: 'number', options: null, default: 0.7, min: 0, max: 1.5 },
         voice: { type: 'string', options: ['alto', 'bass'], default: 'alto', min: null, max: null },
-        stop: { type: 'array', options: null, default: null, min: null, max: null },
+        stop: { type: 'array', options: null, default: null, min: null, max: null, max_items: 2 },
       },
       supported_voices: ['alto', 'bass'],
     });

@@ -18,13 +18,17 @@ export interface ModelObject {
   name: string;
   per_request_limits: { completion_tokens: number | null; prompt_tokens: number | null };
   supported_parameters: string[];
-  parameter_schema: Record<string, { type: string; options: unknown[] | null; default: unknown; min: number | null; max: number | null }>;
+  /** `max_items` appears only for array parameters that have an item limit (such as `stop`). */
+  parameter_schema: Record<string, { type: string; options: unknown[] | null; default: unknown; min: number | null; max: number | null; max_items?: number }>;
   supported_voices: string[] | null;
 }
 
 export function toModelObject(m: CatalogModel): ModelObject {
   const parameterSchema = Object.fromEntries(
-    Object.entries(m.parameter_schema).map(([name, p]) => [name, { type: p.type, options: p.options, default: p.default ?? null, min: p.min, max: p.max }]),
+    Object.entries(m.parameter_schema).map(([name, p]) => [name, {
+      type: p.type, options: p.options, default: p.default ?? null, min: p.min, max: p.max,
+      ...(p.max_items != null ? { max_items: p.max_items } : {}),
+    }]),
   );
   return {
     id: m.id,

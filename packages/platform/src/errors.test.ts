@@ -1,0 +1,170 @@
+import * as grpc from '@grpc/grpc-js';
+import type { Server } from 'node:http';
+import { healthProto, type HealthHandlers } from '@gw/proto';
+import {
+  AuthenticationError, ConflictError, fromGrpcError, GatewayError, InputError, NotFoundError, NotImplementedError,
+  PayloadTooLargeError, PaymentRequiredError, PermissionError, RateLimitError, TimeoutError, toGrpcError, UnavailableError,
+  UpstreamError,
+} from './errors';
+import { callUnary, startGrpcServer, unaryHandler, type GrpcServerHandle } from './grpc';
+import { Health } from './health';
+import { closeServer, createHttpApp, finishHttpApp, listen } from './http';
+import { createLogger } from './logger';
+
+const logger = createLogger('errors-test', 'silent');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (res: Response) => res.json() as Promise<any>;
+
+interface Case {
+  name: string;
+  make: () => GatewayError;
+  status: number;
+  type: string;
+  code: string;
+  param: string | null;
+  grpcCode: grpc.status;
+}
+
+const CASES: Case[] = [
+  { name: 'InputError', make: () => new InputError('bad temperature', 'temperature'), status: 400, type: 'invalid_request_error', code: 'invalid_request', param: 'temperature', grpcCode: grpc.status.INVALID_ARGUMENT },
+  { name: 'InputError with its own code', make: () => new InputError('stream not allowed', 'stream', 'invalid_stream'), status: 400, type: 'invalid_request_error', code: 'invalid_stream', param: 'stream', grpcCode: grpc.status.INVALID_ARGUMENT },
+  { name: 'AuthenticationError', make: () => new AuthenticationError(), status: 401, type: 'authentication_error', code: 'invalid_api_key', param: null, grpcCode: grpc.status.UNAUTHENTICATED },
+  { name: 'PaymentRequiredError', make: () => new PaymentRequiredError(), status: 402, type: 'insufficient_balance_error', code: 'insufficient_balance', param: null, grpcCode: grpc.status.FAILED_PRECONDITION },
+  { name: 'PaymentRequiredError (key limit)', make: () => new PaymentRequiredError('limit', 'key_limit_exceeded'), status: 402, type: 'insufficient_balance_error', code: 'key_limit_exceeded', param: null, grpcCode: grpc.status.FAILED_PRECONDITION },
+  { name: 'PermissionError', make: () => new PermissionError(), status: 403, type: 'permission_error', code: 'permission_denied', param: null, grpcCode: grpc.status.PERMISSION_DENIED },
+  { name: 'NotFoundError', make: () => new NotFoundError('no such model', 'model', 'model_not_found'), status: 404, type: 'not_found_error', code: 'model_not_found', param: 'model', grpcCode: grpc.status.NOT_FOUND },
+  { name: 'ConflictError', make: () => new ConflictError('exists'), status: 409, type: 'conflict_error', code: 'conflict', param: null, grpcCode: grpc.status.ALREADY_EXISTS },
+  { name: 'PayloadTooLargeError', make: () => new PayloadTooLargeError(), status: 413, type: 'invalid_request_error', code: 'payload_too_large', param: null, grpcCode: grpc.status.RESOURCE_EXHAUSTED },
+  { name: 'RateLimitError', make: () => new RateLimitError('slow down', 7), status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null, grpcCode: grpc.status.RESOURCE_EXHAUSTED },
+  { name: 'NotImplementedError', make: () => new NotImplementedError('stored state', 'store'), status: 501, type: 'invalid_request_error', code: 'unsupported_feature', param: 'store', grpcCode: grpc.status.UNIMPLEMENTED },
+  { name: 'UpstreamError', make: () => new UpstreamError('provider failed', 500), status: 502, type: 'upstream_error', code: 'upstream_error', param: null, grpcCode: grpc.status.UNAVAILABLE },
+  { name: 'UnavailableError', make: () => new UnavailableError(), status: 503, type: 'service_unavailable_error', code: 'service_unavailable', param: null, grpcCode: grpc.status.UNAVAILABLE },
+  { name: 'TimeoutError', make: () => new TimeoutError(), status: 504, type: 'timeout_error', code: 'timeout', param: null, grpcCode: grpc.status.DEADLINE_EXCEEDED },
+];
+
+const SECRET_DETAIL = 'connect ECONNREFUSED mongodb://admin:hunter2@10.0.0.7';
+
+describe('typed errors over HTTP', () => {
+  let server: Server;
+  let base: string;
+  const thrown = new Map<string, () => unknown>();
+
+  beforeAll(async () => {
+    const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1024 });
+    app.get('/throw/:name', async (req) => {
+      throw thrown.get(String(req.params.name))!();
+    });
+    finishHttpApp(app, logger);
+    server = await listen(app, 0, '127.0.0.1');
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    CASES.forEach((c, i) => thrown.set(String(i), c.make));
+    thrown.set('plain', () => new Error(SECRET_DETAIL));
+    thrown.set('string', () => SECRET_DETAIL);
+  });
+  afterAll(() => closeServer(server, 0));
+
+  it.each(CASES.map((c, i) => [c.name, i, c] as const))('%s -> its HTTP status and envelope', async (_name, i, c) => {
+    const res = await fetch(`${base}/throw/${i}`);
+    expect(res.status).toBe(c.status);
+    const traceId = res.headers.get('x-trace-id');
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await json(res)).toEqual({
+      code: String(c.status),
+      error: { message: c.make().message, type: c.type, param: c.param, code: c.code, traceId },
+      traceId,
+    });
+  });
+
+  it('a rate limit carries Retry-After', async () => {
+    const res = await fetch(`${base}/throw/${CASES.findIndex((c) => c.name === 'RateLimitError')}`);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('7');
+  });
+
+  it.each([['an Error', 'plain'], ['a thrown string', 'string']])('%s that is not a gateway error is a 500 that leaks nothing', async (_what, name) => {
+    const res = await fetch(`${base}/throw/${name}`);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('ECONNREFUSED');
+    const body = JSON.parse(text);
+    expect(body).toMatchObject({ code: '500', error: { type: 'api_error', code: 'internal_error', param: null, message: 'Internal server error' } });
+  });
+});
+
+describe('typed errors over gRPC', () => {
+  let handle: GrpcServerHandle;
+  type CheckCallback = (err: grpc.ServiceError | null, res?: unknown) => void;
+  let client: grpc.Client & { Check(req: { service: string }, md: grpc.Metadata, opts: grpc.CallOptions, cb: CheckCallback): grpc.ClientUnaryCall; Check(req: { service: string }, cb: CheckCallback): grpc.ClientUnaryCall };
+  let next: () => unknown = () => undefined;
+
+  beforeAll(async () => {
+    // Any unary service will do to carry a failure over the wire; the Health service's Check is one.
+    handle = await startGrpcServer('127.0.0.1:0', (server) => {
+      const handlers: HealthHandlers = {
+        Check: unaryHandler(logger, async () => { throw next(); }),
+        Watch: (call) => call.end(),
+      };
+      server.addService(healthProto.grpc.health.v1.Health.service, handlers);
+    });
+    client = new healthProto.grpc.health.v1.Health(`127.0.0.1:${handle.port}`, grpc.credentials.createInsecure()) as unknown as typeof client;
+  });
+  afterAll(async () => {
+    client.close();
+    await handle.shutdown(0);
+  });
+
+  /** The raw failure as it arrives over the wire. */
+  function rawCall(): Promise<grpc.ServiceError> {
+    return new Promise((resolve, reject) => {
+      client.Check({ service: '' }, (err) => (err ? resolve(err) : reject(new Error('call succeeded'))));
+    });
+  }
+
+  it.each(CASES.map((c) => [c.name, c] as const))('%s keeps status, type, code and param across the wire', async (_name, c) => {
+    next = c.make;
+    const raw = await rawCall();
+    expect(raw.code).toBe(c.grpcCode);
+    expect(raw.details).toBe(c.make().message);
+    const back = fromGrpcError(raw);
+    expect(back).toBeInstanceOf(GatewayError);
+    expect({ status: back.status, type: back.type, code: back.code, param: back.param, message: back.message })
+      .toEqual({ status: c.status, type: c.type, code: c.code, param: c.param, message: c.make().message });
+
+    // callUnary, which every internal client uses, hands back the same typed error.
+    const viaCall = await callUnary(client, client.Check, { service: '' }).catch((e: unknown) => e);
+    expect(viaCall).toMatchObject({ status: c.status, type: c.type, code: c.code, param: c.param });
+  });
+
+  it('toGrpcError -> fromGrpcError keeps the fields without a server in between', () => {
+    for (const c of CASES) {
+      const status = toGrpcError(c.make());
+      const back = fromGrpcError({ code: status.code!, details: status.details!, metadata: status.metadata!, message: '', name: 'Error' } as grpc.ServiceError);
+      expect([c.name, back.status, back.type, back.code, back.param]).toEqual([c.name, c.status, c.type, c.code, c.param]);
+    }
+  });
+
+  it('a non-gateway error becomes INTERNAL and its message stays on the server', async () => {
+    next = () => new Error(SECRET_DETAIL);
+    const raw = await rawCall();
+    expect(raw.code).toBe(grpc.status.INTERNAL);
+    expect(raw.details).not.toContain('hunter2');
+    const back = fromGrpcError(raw);
+    expect({ status: back.status, type: back.type, code: back.code, message: back.message })
+      .toEqual({ status: 500, type: 'api_error', code: 'internal_error', message: 'Internal server error' });
+  });
+
+  it('an unreachable service is a 503 service_unavailable, not a 500', async () => {
+    const probe = await startGrpcServer('127.0.0.1:0', () => {});
+    const deadPort = probe.port;
+    await probe.shutdown(0);
+    const dead = new healthProto.grpc.health.v1.Health(`127.0.0.1:${deadPort}`, grpc.credentials.createInsecure());
+    try {
+      const err = await callUnary(dead, dead.Check, { service: '' }, { deadlineMs: 1000 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnavailableError);
+      expect(err).toMatchObject({ status: 503, code: 'service_unavailable' });
+    } finally {
+      dead.close();
+    }
+  });
+});

@@ -1,0 +1,49 @@
+import { matchRoute } from './route-table';
+
+describe('matchRoute', () => {
+  it.each([
+    // Model catalogue: no key needed.
+    ['/v1/models', { upstream: 'inference', auth: 'optional' }],
+    ['/v1/models/openai/gpt-4o-mini', { upstream: 'inference', auth: 'optional' }],
+    ['/v1/models/acme%2Fvoice-1.5', { upstream: 'inference', auth: 'optional' }],
+    // Everything else needs a key.
+    ['/v1/chat/completions', { upstream: 'inference', auth: 'required' }],
+    ['/v1/key', { upstream: 'keys', auth: 'required' }],
+    ['/v1/keys', { upstream: 'keys', auth: 'required' }],
+    ['/v1/keys/' + 'ab'.repeat(32), { upstream: 'keys', auth: 'required' }],
+    ['/v1/billing/balance', { upstream: 'billing', auth: 'required' }],
+    ['/v1/billing/requests/br-1', { upstream: 'billing', auth: 'required' }],
+    ['/v1/billing/requests/resp/with/slashes', { upstream: 'billing', auth: 'required' }],
+  ])('%s -> %o', (path, expected) => {
+    expect(matchRoute(path)).toMatchObject(expected);
+  });
+
+  it.each([
+    '/',
+    '/v1',
+    '/v1/',
+    '/v1/unknown',
+    '/v2/chat/completions',
+    '/chat/completions',
+    '/v1/modelsX',
+    '/v1/models-private',
+    '/v1/chat/completionsX',
+    '/v1/chat/completions/extra',
+    '/v1/keysX',
+    '/v1/keyring',
+    '/v1/billing',
+    '/v1/billingX/balance',
+    '/livez',
+    '/readyz',
+    '/metrics',
+    '/admin',
+  ])('%s is owned by no service (404 at the edge, never forwarded)', (path) => {
+    expect(matchRoute(path)).toBeNull();
+  });
+
+  it('only the model catalogue is reachable without a key', () => {
+    const open = ['/v1/models', '/v1/models/x', '/v1/chat/completions', '/v1/key', '/v1/keys', '/v1/billing/balance']
+      .filter((p) => matchRoute(p)?.auth !== 'required');
+    expect(open).toEqual(['/v1/models', '/v1/models/x']);
+  });
+});
