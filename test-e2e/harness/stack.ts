@@ -73,6 +73,8 @@ async function startProcesses(): Promise<TestStack> {
     MONGO_URL: dbUrl.toString(),
     BUS: 'kafka',
     KAFKA_BROKERS: brokers,
+    // Stacks of parallel test files share the broker; each gets its own topics and consumer groups.
+    BUS_NAMESPACE: `e2e-${tag}`,
     SEED_ACCOUNTS: s.json,
     CATALOG_FILE: writeE2ECatalog(sim, slowSim, anthropicSim),
     ...ASYNC_CHAT_E2E_ENV,
@@ -127,7 +129,7 @@ async function startProcesses(): Promise<TestStack> {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
   }
-  const bus = createBus({ engine: 'kafka', brokers: brokers.split(','), clientId: `e2e-${tag}` }, createLogger('e2e-bus', 'warn'));
+  const bus = createBus({ engine: 'kafka', brokers: brokers.split(','), clientId: `e2e-${tag}`, namespace: `e2e-${tag}` }, createLogger('e2e-bus', 'warn'));
   const readyUrl: Record<ServiceName, string> = {
     billing: `http://127.0.0.1:${billingHttp}/readyz`,
     keys: `http://127.0.0.1:${keysHttp}/readyz`,

@@ -4,3 +4,4 @@ export { createEmbeddedBus, type EmbeddedBusOptions } from './embedded';
 export { createKafkaBus, type KafkaBusOptions } from './kafka';
 export { createOutbox, OUTBOX_COLLECTION, type Outbox, type OutboxOptions } from './outbox';
 export { BatchingPublisher, createBatchingPublisher, type BatchingPublisherOptions } from './batching-publisher';
+export { namespacedBus } from './namespaced-bus';

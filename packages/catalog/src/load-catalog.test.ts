@@ -7,8 +7,9 @@ const REPO_CATALOG = path.resolve(__dirname, '../../../config/catalog.json');
 
 describe('catalogue loading', () => {
   test('a provider whose key is not set is not routed, but billing still prices it', () => {
-    const served = loadCatalog(REPO_CATALOG, {});
-    expect(served.models.map((m) => m.id)).toEqual(['simulated/echo-chat']);
+    const served = loadCatalog(REPO_CATALOG, {}).models.map((m) => m.id);
+    expect(served).toContain('simulated/echo-chat');
+    expect(served).not.toContain('openai/gpt-4o-mini');
     const withKey = loadCatalog(REPO_CATALOG, { OPENAI_API_KEY: 'sk-test' });
     expect(withKey.models.map((m) => m.id)).toContain('openai/gpt-4o-mini');
     expect(readCatalog(REPO_CATALOG).models.map((m) => m.id)).toContain('openai/gpt-4o-mini');

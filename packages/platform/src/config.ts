@@ -24,18 +24,22 @@ export const engineEnv = {
   MONGO_URL: z.string().optional(),
   BUS: z.enum(['embedded', 'kafka']).default('embedded'),
   KAFKA_BROKERS: z.string().optional(),
+  /** Prefix of every Kafka topic and consumer group, so several deployments can share one cluster. */
+  BUS_NAMESPACE: z.string().regex(/^[a-zA-Z0-9_-]*$/, 'letters, digits, _ and - only').default(''),
 };
 
 export type EngineConfig =
   | { store: { engine: 'embedded'; dataDir: string } | { engine: 'mongo'; url: string } }
-  & { bus: { engine: 'embedded' } | { engine: 'kafka'; brokers: string[] } };
+  & { bus: { engine: 'embedded' } | { engine: 'kafka'; brokers: string[]; namespace: string } };
 
 /** Resolves the engine variables into port configuration, refusing a distributed engine without its URL. */
-export function engineConfig(env: { STORE: 'embedded' | 'mongo'; DATA_DIR: string; MONGO_URL?: string; BUS: 'embedded' | 'kafka'; KAFKA_BROKERS?: string }, service: string): EngineConfig {
+export function engineConfig(env: { STORE: 'embedded' | 'mongo'; DATA_DIR: string; MONGO_URL?: string; BUS: 'embedded' | 'kafka'; KAFKA_BROKERS?: string; BUS_NAMESPACE?: string }, service: string): EngineConfig {
   if (env.STORE === 'mongo' && !env.MONGO_URL) throw new Error('Invalid configuration: MONGO_URL is required when STORE=mongo');
   if (env.BUS === 'kafka' && !env.KAFKA_BROKERS) throw new Error('Invalid configuration: KAFKA_BROKERS is required when BUS=kafka');
   return {
     store: env.STORE === 'mongo' ? { engine: 'mongo', url: env.MONGO_URL! } : { engine: 'embedded', dataDir: `${env.DATA_DIR}/${service}` },
-    bus: env.BUS === 'kafka' ? { engine: 'kafka', brokers: env.KAFKA_BROKERS!.split(',').map((b) => b.trim()).filter(Boolean) } : { engine: 'embedded' },
+    bus: env.BUS === 'kafka'
+      ? { engine: 'kafka', brokers: env.KAFKA_BROKERS!.split(',').map((b) => b.trim()).filter(Boolean), namespace: env.BUS_NAMESPACE ?? '' }
+      : { engine: 'embedded' },
   };
 }

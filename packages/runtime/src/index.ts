@@ -15,7 +15,7 @@ export interface Engines extends Closeable {
 export async function openEngines(cfg: EngineConfig, clientId: string, logger: Logger): Promise<Engines> {
   const store = createStore(cfg.store);
   const bus = cfg.bus.engine === 'kafka'
-    ? createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId }, logger)
+    ? createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId, namespace: cfg.bus.namespace }, logger)
     : createBus({ engine: 'embedded', store }, logger);
   return { store, bus, close: async () => { await bus.close(); await store.close(); } };
 }
@@ -23,7 +23,7 @@ export async function openEngines(cfg: EngineConfig, clientId: string, logger: L
 /** For a service that owns no data (the edge): a store is opened only when the embedded bus needs one. */
 export async function openBusOnly(cfg: EngineConfig, clientId: string, logger: Logger): Promise<Closeable & { bus: Bus }> {
   if (cfg.bus.engine === 'kafka') {
-    const bus = createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId }, logger);
+    const bus = createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId, namespace: cfg.bus.namespace }, logger);
     return { bus, close: () => bus.close() };
   }
   return openEngines(cfg, clientId, logger);

@@ -12,7 +12,6 @@ import { startAsyncChat } from './async-chat/async-chat';
 import { chatRoutes } from './chat/chat-routes';
 import { ChatService } from './chat/chat-service';
 import type { InferenceConfig } from './config';
-import { chatProviderOrNativeOnly } from './native/native-only-chat-provider';
 import { nativeRoutes } from './native/native-routes';
 import { NativeService } from './native/native-service';
 import { NativeTranslators } from './native/native-translators';
@@ -32,9 +31,8 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const catalog = loadCatalog(config.CATALOG_FILE, env);
   const models = new ModelDirectory(catalog);
   const providers = new Map<string, ReturnType<typeof createChatProvider>>();
-  const translators = new NativeTranslators();
   const providerFor = (kind: string) => {
-    if (!providers.has(kind)) providers.set(kind, chatProviderOrNativeOnly(kind, createChatProvider, translators));
+    if (!providers.has(kind)) providers.set(kind, createChatProvider(kind));
     return providers.get(kind)!;
   };
   const router = new DeploymentRouter(catalog, providerFor, env, logger);
@@ -59,6 +57,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   app.use(modelRoutes(models));
   app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));
+  const translators = new NativeTranslators();
   const native = new NativeService({ models, router, spend, usage: new UsageRecorder(publisher), translators, logger });
   app.use(nativeRoutes(native, logger, config.ABANDONED_STREAM_DRAIN_MS));
   app.use(asyncChat.router);

@@ -1,10 +1,11 @@
 import type { ChatCompletion, ChatCompletionRequest, ChatProvider, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
 import { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
+import { translateEventStream } from '../http/translate-event-stream';
 import { malformedUpstreamError, mapTransportError } from '../http/upstream-errors';
 import { anthropicMessageSchema } from './anthropic-api';
 import { AnthropicChatStreamTranslator } from './anthropic-chat-stream';
-import { anthropicRequestId, parseJsonBody, postMessages, translateEventStream } from './anthropic-http';
+import { anthropicRequestId, parseJsonBody, postMessages } from './anthropic-http';
 import { convertAnthropicUsage } from './convert-anthropic-usage';
 import { convertAnthropicMessage } from './convert-from-anthropic-message';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request';

@@ -1,12 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { readServerSentEvents, type ChatTarget, type ServerSentEvent } from '@gw/provider-spec';
+import type { ChatTarget } from '@gw/provider-spec';
 import type { Deadline } from '../http/deadline';
 import type { OriginPools } from '../http/origin-pools';
 import { readCappedText } from '../http/read-capped-text';
-import { malformedUpstreamError, mapTransportError } from '../http/upstream-errors';
+import { malformedUpstreamError } from '../http/upstream-errors';
 import { mapAnthropicHttpError } from './anthropic-error';
-import { releasingIterable } from '../http/releasing-iterable';
 
 /** The Messages API version whose shapes anthropic-api.ts describes. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -61,38 +60,4 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw malformedUpstreamError('response');
   }
-}
-
-/**
- * Feeds the events of a 2xx stream answer to `translate` and yields what it returns; `end` runs when the body
- * ended. Failures become typed errors; the connection is released however iteration stops.
- */
-export function translateEventStream<T>(
-  res: Dispatcher.ResponseData,
-  deadline: Deadline,
-  translate: (event: ServerSentEvent) => Iterable<T>,
-  end: () => void,
-): AsyncIterable<T> {
-  // From here on the per-request bodyTimeout bounds each gap between events; a long answer is fine.
-  deadline.stopTimer();
-  const body = res.body;
-  const release = () => {
-    if (!body.destroyed) {
-      // undici reports a destroy before the end as an 'error' event; nobody is left to hear it.
-      body.on('error', () => {});
-      body.destroy();
-    }
-    deadline.dispose();
-  };
-  async function* run(): AsyncGenerator<T> {
-    try {
-      for await (const event of readServerSentEvents(body)) yield* translate(event);
-      end();
-    } catch (err) {
-      throw mapTransportError(err, deadline);
-    } finally {
-      release();
-    }
-  }
-  return releasingIterable(run(), release);
 }

@@ -1,9 +1,10 @@
 import type { ChatTarget, NativeApiTranslator, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
 import { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
+import { translateEventStream } from '../http/translate-event-stream';
 import { malformedUpstreamError, mapTransportError } from '../http/upstream-errors';
 import { anthropicMessageEnvelopeSchema } from './anthropic-api';
-import { anthropicRequestId, parseJsonBody, postMessages, translateEventStream } from './anthropic-http';
+import { anthropicRequestId, parseJsonBody, postMessages } from './anthropic-http';
 import { AnthropicNativeStreamObserver, anthropicErrorEvent } from './anthropic-native-stream';
 import { convertAnthropicUsage } from './convert-anthropic-usage';
 

@@ -1,6 +1,5 @@
 import { UpstreamError } from '@gw/platform';
 import { markRetryable, type NativeEvent, type ServerSentEvent, type Usage } from '@gw/provider-spec';
-import type { NativeStreamObserver } from '../http/native-event-stream';
 import { malformedUpstreamError } from '../http/upstream-errors';
 import { convertResponsesUsage, responseLifecycleEventSchema } from './openai-responses-api';
 
@@ -12,7 +11,7 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
  * Reads id, model and usage from the lifecycle events of an OpenAI Responses stream while the events pass
  * through untouched. Only lifecycle events are parsed; deltas are never looked into.
  */
-export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
+export class OpenAIResponsesStreamObserver {
   private seen = 0;
   private finished = false;
   private seenUsage: Usage | null = null;
@@ -23,11 +22,13 @@ export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
     this.model = requestedModel;
   }
 
-  observe(event: ServerSentEvent): void {
+  /** The event to pass on (name and raw data, as sent); throws when a lifecycle event is malformed. */
+  observe(event: ServerSentEvent): NativeEvent[] {
     this.seen++;
+    const passed: NativeEvent[] = [event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }];
     const type = event.event ?? typeFromData(event.data);
     if (type && TERMINAL.has(type)) this.finished = true;
-    if (!type || !LIFECYCLE.has(type)) return;
+    if (!type || !LIFECYCLE.has(type)) return passed;
     let json: unknown;
     try {
       json = JSON.parse(event.data);
@@ -40,8 +41,10 @@ export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
     this.id = id;
     this.model = model;
     if (usage) this.seenUsage = convertResponsesUsage(usage, this.providerRequestId ?? id);
+    return passed;
   }
 
+  /** Called when the body ended: a stream without a terminal event is a failed call, not a short answer. */
   end(): void {
     if (!this.finished) {
       throw markRetryable(new UpstreamError('The provider stream ended before the response was finished'), true);

@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici';
 import type { ChatTarget, NativeApiTranslator, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
 import { Deadline } from '../http/deadline';
-import { passThroughEvents } from '../http/native-event-stream';
 import { OriginPools } from '../http/origin-pools';
 import { postUpstream } from '../http/post-upstream';
+import { translateEventStream } from '../http/translate-event-stream';
 import { malformedUpstreamError, mapTransportError } from '../http/upstream-errors';
 import { OPENAI_DIALECT, providerRequestId, requestHeaders } from './openai-chat-provider';
 import { parseOpenAIError } from './openai-error';
@@ -55,7 +55,7 @@ export class OpenAIResponsesTranslator implements NativeApiTranslator {
     }
     const observer = new OpenAIResponsesStreamObserver(providerRequestId(res.headers), target.providerModel);
     return {
-      events: passThroughEvents(res.body, deadline, observer),
+      events: translateEventStream(res, deadline, (event) => observer.observe(event), () => observer.end()),
       usage: () => observer.usage(),
       providerResponseId: () => observer.responseId(),
       servedModel: () => observer.servedModel(),

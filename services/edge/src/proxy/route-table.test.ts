@@ -8,6 +8,9 @@ describe('matchRoute', () => {
     ['/v1/models/acme%2Fvoice-1.5', { upstream: 'inference', auth: 'optional' }],
     // Everything else needs a key.
     ['/v1/chat/completions', { upstream: 'inference', auth: 'required' }],
+    ['/v1/responses', { upstream: 'inference', auth: 'required', allowXApiKey: false }],
+    ['/v1/responses/resp_1/cancel', { upstream: 'inference', auth: 'required', allowXApiKey: false }],
+    ['/v1/messages', { upstream: 'inference', auth: 'required', allowXApiKey: true }],
     ['/v1/key', { upstream: 'keys', auth: 'required' }],
     ['/v1/keys', { upstream: 'keys', auth: 'required' }],
     ['/v1/keys/' + 'ab'.repeat(32), { upstream: 'keys', auth: 'required' }],
@@ -28,6 +31,8 @@ describe('matchRoute', () => {
     '/v1/modelsX',
     '/v1/models-private',
     '/v1/chat/completionsX',
+    '/v1/responsesX',
+    '/v1/messages/extra',
     '/v1/chat/completions/extra',
     '/v1/keysX',
     '/v1/keyring',

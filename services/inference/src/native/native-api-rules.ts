@@ -10,7 +10,7 @@ export interface NativeApiRules {
   outputTokensParam: string;
   /** Client headers the API defines, passed on to the provider. */
   forwardedHeaders: readonly string[];
-  /** Fields set upstream when the caller left them out. */
+  /** Fields set upstream when the caller left them out (or sent null). */
   upstreamDefaults: Body;
 }
 

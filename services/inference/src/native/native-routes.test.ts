@@ -6,7 +6,6 @@ import { startAnthropicSimulator, startOpenAISimulator, type AnthropicSimulator,
 import { ModelDirectory } from '../catalog/model-objects';
 import { DeploymentRouter } from '../routing/deployment-router';
 import type { CallRecord } from '../usage/usage-recorder';
-import { chatProviderOrNativeOnly } from './native-only-chat-provider';
 import { nativeRoutes } from './native-routes';
 import { NativeService } from './native-service';
 import { NativeTranslators } from './native-translators';
@@ -15,6 +14,8 @@ jest.setTimeout(20_000);
 
 const IDENTITY: Identity = { accountId: 'acct_native', keyHash: 'ab'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const price = { prompt_per_million: '1', completion_per_million: '2' };
+// Response bodies are inspected loosely in tests.
+const jsonOf = (res: Response): Promise<any> => res.json(); // eslint-disable-line @typescript-eslint/no-explicit-any
 const logger = createLogger('native-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
 /** An upstream that sends `response.created`, then waits before the rest: time for the client to leave. */
@@ -58,7 +59,6 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   let openai: OpenAISimulator;
   let anthropic: AnthropicSimulator;
   let slow: Server;
-  let catalog: ReturnType<typeof catalogFor>;
   let translators: NativeTranslators;
   let router: DeploymentRouter;
   let server: Server;
@@ -68,9 +68,9 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
 
   beforeAll(async () => {
     [openai, anthropic, slow] = await Promise.all([startOpenAISimulator(), startAnthropicSimulator(), startSlowResponsesUpstream(300)]);
-    catalog = catalogFor(openai, anthropic, (slow.address() as { port: number }).port);
+    const catalog = catalogFor(openai, anthropic, (slow.address() as { port: number }).port);
     translators = new NativeTranslators();
-    router = new DeploymentRouter(catalog, (kind) => chatProviderOrNativeOnly(kind, createChatProvider, translators), { SIM_KEY: 'k' }, logger,
+    router = new DeploymentRouter(catalog, createChatProvider, { SIM_KEY: 'k' }, logger,
       { maxRetries: 0, backoffMs: 0, maxBackoffMs: 0, failuresBeforeCooldown: 100, cooldownMs: 1 });
     const native = new NativeService({
       models: new ModelDirectory(catalog), router, translators, logger,
@@ -106,7 +106,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     expect(res.status).toBe(200);
     const requestId = res.headers.get('x-request-id')!;
     expect(requestId).toMatch(/^br-/);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(body).toMatchObject({ object: 'response', model: 'gpt-4o-mini-2026-01-01', output_text: 'Echo: hello there', store: false });
     expect(authorize).toHaveBeenCalledWith(IDENTITY, expect.any(String));
     expect(records).toEqual([expect.objectContaining({
@@ -148,10 +148,8 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     const res = await post('/v1/responses', { model: 'test/mixed', input: 'x' });
     expect(res.status).toBe(200);
     expect((await recorded())[0]).toMatchObject({ deployment: { id: 'test/mixed-1' } });
-    // Chat on the same model meets the Anthropic deployment first, which has no chat adapter here.
-    const mixed = new ModelDirectory(catalog).get('test/mixed')!.model;
-    const chat = await router.attempt(mixed, (r) => r.provider.chat({ model: 'x', messages: [{ role: 'user', content: 'x' }] }, r.target)).catch((e: unknown) => e);
-    expect(chat).toMatchObject({ status: 400, code: 'unsupported_api', param: 'model' });
+    expect((await post('/v1/messages', { model: 'test/mixed', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).status).toBe(200);
+    expect((await recorded(2))[1]).toMatchObject({ deployment: { id: 'test/mixed-0' } });
   });
 
   it.each([
@@ -160,7 +158,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   ])('%s on a model without a translator for it is a 400 unsupported_api naming model', async (path, body) => {
     const res = await post(path, body);
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ code: 'unsupported_api', param: 'model' });
+    expect((await jsonOf(res)).error).toMatchObject({ code: 'unsupported_api', param: 'model' });
   });
 
   it('refuses without an identity, and answers 501 on the stored-response paths', async () => {
@@ -168,7 +166,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     for (const [method, path] of [['GET', '/v1/responses/resp_1'], ['GET', '/v1/responses/resp_1/input_items'], ['POST', '/v1/responses/resp_1/cancel']]) {
       const res = await fetch(`${base}${path}`, { method, headers: identityHeaders(IDENTITY) });
       expect(res.status).toBe(501);
-      expect((await res.json()).error.code).toBe('unsupported_feature');
+      expect((await jsonOf(res)).error.code).toBe('unsupported_feature');
     }
   });
 

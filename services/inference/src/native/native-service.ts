@@ -110,11 +110,13 @@ export class NativeService {
       const value = c.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    return { model, body: { ...rules.upstreamDefaults, ...body }, headers, serves };
+    const upstreamBody = { ...body };
+    for (const [field, value] of Object.entries(rules.upstreamDefaults)) upstreamBody[field] ??= value;
+    return { model, body: upstreamBody, headers, serves };
   }
 
   private translator(api: NativeApi, route: Route): NativeApiTranslator {
-    // `serves` let only routes with a translator through.
+    // `serves` lets only routes with a translator through.
     return this.deps.translators.for(api, route.kind)!;
   }
 

@@ -1,8 +1,6 @@
 import type { NativeApi, NativeApiTranslator } from '@gw/provider-spec';
 import { createNativeTranslator } from '@gw/providers';
 
-const NATIVE_APIS: readonly NativeApi[] = ['responses', 'messages'];
-
 /** One translator per (native API, provider kind), created on first use; they own connection pools. */
 export class NativeTranslators {
   private readonly translators = new Map<string, NativeApiTranslator | null>();
@@ -14,10 +12,6 @@ export class NativeTranslators {
     const key = `${api}:${kind}`;
     if (!this.translators.has(key)) this.translators.set(key, this.create(api, kind));
     return this.translators.get(key)!;
-  }
-
-  servesAny(kind: string): boolean {
-    return NATIVE_APIS.some((api) => this.for(api, kind) !== null);
   }
 
   async close(): Promise<void> {
