@@ -10,28 +10,32 @@ export const E2E_FALLBACK_MODEL = 'e2e/fallback-chat';
 export const E2E_FAILING_PRICE = { prompt_per_million: '100.00', completion_per_million: '100.00' };
 export const E2E_FALLBACK_PRICE = { prompt_per_million: '3.00', completion_per_million: '5.00' };
 
-/** Served by a second simulator that answers only after `E2E_SLOW_LATENCY_MS`: work to cancel or crash in. */
+/** Served by a second simulator instance that answers only after `E2E_SLOW_LATENCY_MS`: work to cancel or crash in. */
 export const E2E_SLOW_MODEL = 'e2e/slow-chat';
 export const E2E_SLOW_LATENCY_MS = 3_000;
 
-/** Served by the Anthropic simulator, through `POST /v1/messages` only. */
+/** Served by the simulator's Anthropic format, through `POST /v1/messages` only. */
 export const E2E_CLAUDE_MODEL = 'e2e/claude-echo';
 /**
- * Deployed on both simulators, so each native API finds the one it can use; the provider model is a
- * simulator knob: `sim-drop` cuts a stream after its first events, `sim-error-500` fails before any byte.
+ * Deployed on both the OpenAI and the Anthropic format, so each native API finds the one it can use; the provider
+ * model is a simulator knob: `sim-drop` cuts a stream after its first events, `sim-error-500` fails before any byte.
  */
 export const E2E_NATIVE_DROP_MODEL = 'e2e/native-drop';
 export const E2E_NATIVE_ERROR_MODEL = 'e2e/native-error';
 
-/** A catalogue routing the e2e models to the simulator on `simulatorPort` (and the slow one, when given). */
-export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort?: number, anthropicSimulatorPort?: number): string {
+/**
+ * A catalogue routing the e2e models to the simulator on `simulatorPort` (every provider format on that one port)
+ * and the slow model to the one on `slowSimulatorPort`.
+ */
+export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-catalog-'));
   const file = path.join(dir, 'catalog.json');
+  const provider = (kind: string, port: number) => ({ kind, base_url: `http://127.0.0.1:${port}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 });
   writeFileSync(file, JSON.stringify({
     providers: {
-      simulator: { kind: 'openai-compatible', base_url: `http://127.0.0.1:${simulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 },
-      ...(slowSimulatorPort ? { 'slow-simulator': { kind: 'openai-compatible', base_url: `http://127.0.0.1:${slowSimulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 } } : {}),
-      ...(anthropicSimulatorPort ? { 'anthropic-simulator': { kind: 'anthropic', base_url: `http://127.0.0.1:${anthropicSimulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 } } : {}),
+      simulator: provider('openai-compatible', simulatorPort),
+      'slow-simulator': provider('openai-compatible', slowSimulatorPort),
+      'anthropic-simulator': provider('anthropic', simulatorPort),
     },
     models: [{
       id: E2E_MODEL,
@@ -58,7 +62,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort?: numbe
         { id: 'e2e-failing', provider: 'simulator', provider_model: 'sim-error-503', price: E2E_FAILING_PRICE },
         { id: 'e2e-fallback', provider: 'simulator', provider_model: 'echo-chat', price: E2E_FALLBACK_PRICE },
       ],
-    }, ...(slowSimulatorPort ? [slowModel()] : []), ...(anthropicSimulatorPort ? nativeModels() : [])],
+    }, slowModel(), ...nativeModels()],
   }, null, 2));
   return file;
 }

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { createBus, type Bus } from '@gw/bus';
 import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
-import { startAnthropicSimulator, startOpenAISimulator } from '@gw/simulators';
+import { startSimulators } from '@gw/simulators';
 import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, waitFor } from './ports';
 
@@ -61,8 +61,8 @@ async function startProcesses(): Promise<TestStack> {
   const tag = randomBytes(4).toString('hex');
   const s = seeds(tag);
   const logDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-logs-'));
-  const [sim, edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, slowSim, anthropicSim] = await Promise.all(
-    Array.from({ length: 10 }, () => freePort()),
+  const [sim, edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, slowSim] = await Promise.all(
+    Array.from({ length: 9 }, () => freePort()),
   );
   const dbUrl = new URL(mongoUrl);
   dbUrl.pathname = `/gw_e2e_${tag}`;
@@ -76,7 +76,7 @@ async function startProcesses(): Promise<TestStack> {
     // Stacks of parallel test files share the broker; each gets its own topics and consumer groups.
     BUS_NAMESPACE: `e2e-${tag}`,
     SEED_ACCOUNTS: s.json,
-    CATALOG_FILE: writeE2ECatalog(sim, slowSim, anthropicSim),
+    CATALOG_FILE: writeE2ECatalog(sim, slowSim),
     ...ASYNC_CHAT_E2E_ENV,
     SIMULATOR_API_KEY: 'e2e-simulator-key',
     EDGE_PORT: String(edgePort),
@@ -102,9 +102,9 @@ async function startProcesses(): Promise<TestStack> {
     children.push(child);
     byName.set(name, { child, file, args });
   };
+  // One simulator serves every provider format; a second one, slow, serves the async chat tests' model.
   run('simulator', 'packages/simulators/src/main.ts', ['--port', String(sim)]);
   run('slow-simulator', 'packages/simulators/src/main.ts', ['--port', String(slowSim), '--latency-ms', String(E2E_SLOW_LATENCY_MS)]);
-  run('anthropic-simulator', 'packages/simulators/src/anthropic/main.ts', ['--port', String(anthropicSim)]);
   run('billing', 'services/billing/src/main.ts');
   run('keys', 'services/keys/src/main.ts');
   run('inference', 'services/inference/src/main.ts');
@@ -173,15 +173,14 @@ async function startEmbedded(): Promise<TestStack> {
   const tag = randomBytes(4).toString('hex');
   const s = seeds(tag);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-data-'));
-  const sim = await startOpenAISimulator({ port: 0 });
-  const slowSim = await startOpenAISimulator({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
-  const anthropicSim = await startAnthropicSimulator({ port: 0 });
+  const sim = await startSimulators({ port: 0 });
+  const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
   const [edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(
     Array.from({ length: 7 }, () => freePort()),
   );
   const env: NodeJS.ProcessEnv = {
     SEED_ACCOUNTS: s.json,
-    CATALOG_FILE: writeE2ECatalog(sim.port, slowSim.port, anthropicSim.port),
+    CATALOG_FILE: writeE2ECatalog(sim.port, slowSim.port),
     ...ASYNC_CHAT_E2E_ENV,
     SIMULATOR_API_KEY: 'e2e-simulator-key',
     EDGE_PORT: String(edgePort),
@@ -209,7 +208,6 @@ async function startEmbedded(): Promise<TestStack> {
       await stack.stop();
       await sim.close();
       await slowSim.close();
-      await anthropicSim.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

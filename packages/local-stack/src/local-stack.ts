@@ -4,7 +4,7 @@ import { loadInferenceConfig, startInferenceService } from '@gw/inference';
 import { loadKeysConfig, startKeysService } from '@gw/keys';
 import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
-import { startOpenAISimulator } from '@gw/simulators';
+import { startSimulators } from '@gw/simulators';
 import type { Logger, RunningService } from '@gw/platform';
 import * as path from 'node:path';
 
@@ -13,7 +13,7 @@ export interface LocalStackOptions {
   /** Environment the services read their configuration from (ports, seeds, catalogue). */
   env: NodeJS.ProcessEnv;
   logger: Logger;
-  /** Start the OpenAI-format simulator the default catalogue routes its simulated model to. */
+  /** Start the provider simulators (every format on this one port) the default catalogue routes its simulated models to. */
   simulatorPort?: number;
 }
 
@@ -38,7 +38,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     return s;
   };
   const bus = createBus({ engine: 'embedded', store: openStore('bus') }, logger.child({ service: 'bus' }));
-  const simulator = opts.simulatorPort !== undefined ? await startOpenAISimulator({ port: opts.simulatorPort }) : null;
+  const simulator = opts.simulatorPort !== undefined ? await startSimulators({ port: opts.simulatorPort }) : null;
 
   const billing = await startBillingService({ config: loadBillingConfig(env), store: openStore('billing'), bus, logger: logger.child({ service: 'billing' }) });
   const keys = await startKeysService({ config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }) });

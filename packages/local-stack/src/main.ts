@@ -4,7 +4,8 @@ import { startLocalStack } from './local-stack';
 
 /**
  * `pnpm start`: the whole gateway on one machine with the embedded engines, a local account with credit,
- * and the simulated model routed to a simulator on loopback, so the first call works offline.
+ * and the simulated models routed to the provider simulators on loopback (every format on one port), so the
+ * first call works offline.
  */
 async function main() {
   const logger = createLogger('gateway', process.env.LOG_LEVEL ?? 'warn');

@@ -13,7 +13,7 @@ describe('loadConfig', () => {
   it('applies defaults and coerces the environment strings', () => {
     expect(loadConfig(schema, {})).toEqual({
       HTTP_PORT: 8080, UPSTREAM_URL: 'http://127.0.0.1:1', VERBOSE: false, LIMIT: 10,
-      STORE: 'embedded', DATA_DIR: './data', BUS: 'embedded',
+      STORE: 'embedded', DATA_DIR: './data', BUS: 'embedded', BUS_NAMESPACE: '',
     });
     expect(loadConfig(schema, { HTTP_PORT: '0', VERBOSE: '1', LIMIT: '25', STORE: 'mongo', MONGO_URL: 'mongodb://db/x' }))
       .toMatchObject({ HTTP_PORT: 0, VERBOSE: true, LIMIT: 25, STORE: 'mongo', MONGO_URL: 'mongodb://db/x' });
@@ -45,8 +45,8 @@ describe('engineConfig', () => {
   });
 
   it('distributed engines take their connection strings', () => {
-    expect(engineConfig({ ...base, STORE: 'mongo', MONGO_URL: 'mongodb://m:27017/gw', BUS: 'kafka', KAFKA_BROKERS: ' k1:9092, k2:9092 ,' }, 'keys'))
-      .toEqual({ store: { engine: 'mongo', url: 'mongodb://m:27017/gw' }, bus: { engine: 'kafka', brokers: ['k1:9092', 'k2:9092'] } });
+    expect(engineConfig({ ...base, STORE: 'mongo', MONGO_URL: 'mongodb://m:27017/gw', BUS: 'kafka', KAFKA_BROKERS: ' k1:9092, k2:9092 ,', BUS_NAMESPACE: 'staging' }, 'keys'))
+      .toEqual({ store: { engine: 'mongo', url: 'mongodb://m:27017/gw' }, bus: { engine: 'kafka', brokers: ['k1:9092', 'k2:9092'], namespace: 'staging' } });
   });
 
   it.each([

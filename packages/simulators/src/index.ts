@@ -1,4 +1,8 @@
-export { startOpenAISimulator, SNAPSHOT_SUFFIX } from './openai/openai-simulator';
+export { startOpenAISimulator, createOpenAIHandler, SNAPSHOT_SUFFIX } from './openai/openai-simulator';
 export type { OpenAISimulator, OpenAISimulatorOptions, SimulatorFixture } from './openai/openai-simulator';
-export { startAnthropicSimulator, type AnthropicSimulator, type AnthropicSimulatorOptions, type ReceivedRequest } from './anthropic/anthropic-simulator';
-export { startGeminiSimulator, GEMINI_SIM_INVALID_KEY, type GeminiSimulator, type GeminiSimulatorOptions } from './gemini/gemini-simulator';
+export {
+  startAnthropicSimulator, createAnthropicHandler, type AnthropicSimulator, type AnthropicSimulatorOptions, type AnthropicHandlerOptions, type ReceivedRequest,
+} from './anthropic/anthropic-simulator';
+export { startGeminiSimulator, createGeminiHandler, GEMINI_SIM_INVALID_KEY, type GeminiSimulator, type GeminiSimulatorOptions } from './gemini/gemini-simulator';
+export { startSimulators, type SimulatorsOptions } from './simulators';
+export type { RunningSimulator, SimulatorHandler, SimulatorHandlerOptions } from './http-kit';

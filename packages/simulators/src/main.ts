@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { createLogger } from '@gw/platform';
-import { startOpenAISimulator } from './openai/openai-simulator';
+import { startSimulators } from './simulators';
 
-// Usage: tsx packages/simulators/src/main.ts [--port 8081] [--latency-ms 0] [--host 127.0.0.1]
+// Every provider format on one port (OpenAI /v1/chat/completions, /v1/responses, /v1/models; Anthropic
+// /v1/messages; Gemini /v1beta/models/{m}:generateContent|streamGenerateContent).
+// Usage: tsx packages/simulators/src/main.ts [--port 4010] [--latency-ms 0] [--host 127.0.0.1]
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -13,9 +15,9 @@ async function main(): Promise<void> {
   });
   const port = parseNonNegativeInt(values.port, '--port');
   const latencyMs = parseNonNegativeInt(values['latency-ms'], '--latency-ms');
-  const logger = createLogger('openai-simulator');
-  const sim = await startOpenAISimulator({ port, latencyMs, host: values.host });
-  logger.info({ url: sim.url, latencyMs }, 'OpenAI simulator listening');
+  const logger = createLogger('simulators');
+  const sim = await startSimulators({ port, latencyMs, host: values.host });
+  logger.info({ url: sim.url, latencyMs, formats: ['openai', 'anthropic', 'gemini'] }, 'Provider simulators listening');
 
   const stop = () => {
     sim.close().then(() => process.exit(0), () => process.exit(1));

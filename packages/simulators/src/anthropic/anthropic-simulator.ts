@@ -1,18 +1,16 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SNAPSHOT_SUFFIX, type SimulatorFixture } from '../openai/openai-simulator';
+import type * as http from 'node:http';
+import {
+  answerModelKnob, latencyOf, later, readBody, sendJson as sendPlainJson, serve, simulatorHandler, SNAPSHOT_SUFFIX,
+  type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
+} from '../http-kit';
 import { anthropicErrorBody, encodeEvent, messageBody, messageEvents, simulatedErrorBody } from './anthropic-wire';
 import { simulateMessage, type MessagesBody } from './simulated-message';
 
-export interface AnthropicSimulatorOptions {
-  /** 0 (default) picks an ephemeral port. */
-  port?: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Delay before the response (for streams: before the first byte); `x-sim-latency-ms` overrides it. */
-  latencyMs?: number;
-  /** Canned answers replayed byte for byte for model `sim-fixture-<name>`. */
-  fixtures?: Record<string, SimulatorFixture>;
+export interface AnthropicSimulatorOptions extends SimulatorHandlerOptions, ListenOptions {}
+
+export interface AnthropicHandlerOptions extends SimulatorHandlerOptions {
+  /** Called with each `POST /v1/messages` once its body is read. */
+  onMessagesRequest?: (received: ReceivedRequest) => void;
 }
 
 export interface ReceivedRequest {
@@ -21,35 +19,38 @@ export interface ReceivedRequest {
   body: string;
 }
 
-export interface AnthropicSimulator {
-  /** Origin, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
+export interface AnthropicSimulator extends RunningSimulator {
   /** `url` + `/v1`, the base URL Anthropic clients append `/messages` to. */
   readonly baseUrl: string;
-  readonly port: number;
-  /** HTTP requests received so far. */
-  readonly requests: number;
   /** The last `POST /v1/messages` received, for tests that check what a client sent. */
   readonly lastRequest: ReceivedRequest | undefined;
-  close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Events written before `sim-drop` cuts the connection: message_start, block start, ping, one delta. */
 const EVENTS_BEFORE_DROP = 4;
 
+/** An Anthropic messages upstream on loopback alone. */
 export async function startAnthropicSimulator(options: AnthropicSimulatorOptions = {}): Promise<AnthropicSimulator> {
-  let requests = 0;
-  let callCounter = 0;
   let lastRequest: ReceivedRequest | undefined;
+  const handle = createAnthropicHandler({ ...options, onMessagesRequest: (received) => (lastRequest = received) });
+  return serve(handle, handle.notFound, options, (url) => ({
+    baseUrl: `${url}/v1`,
+    get lastRequest() {
+      return lastRequest;
+    },
+  }));
+}
+
+/** `POST /v1/messages` behind an `x-api-key`, with `anthropic-version` required. */
+export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): SimulatorHandler {
+  let callCounter = 0;
   const latencyDefault = options.latencyMs ?? 0;
   const fixtures = options.fixtures ?? {};
 
-  const server = http.createServer({ keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
-    requests++;
+  function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
     const callId = (++callCounter).toString(36).padStart(10, '0');
     const requestId = `req_sim${callId}`;
-    const path = (req.url ?? '/').split('?', 1)[0];
     const apiKey = req.headers['x-api-key'];
     if (typeof apiKey !== 'string' || apiKey.trim() === '') {
       req.resume();
@@ -59,13 +60,12 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
       req.resume();
       return sendJson(res, 404, anthropicErrorBody('not_found_error', 'Not Found', requestId), requestId);
     }
-    readBody(req, res, requestId, (raw) => {
-      lastRequest = { headers: req.headers, body: raw };
+    readBody(req, MAX_BODY_BYTES, () => sendJson(res, 413, simulatedErrorBody(413, '', requestId), requestId), (buffer) => {
+      const raw = buffer.toString('utf8');
+      options.onMessagesRequest?.({ headers: req.headers, body: raw });
       handleMessages(req, res, raw, callId, requestId);
     });
-  });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  }
 
   function handleMessages(req: http.IncomingMessage, res: http.ServerResponse, raw: string, callId: string, requestId: string): void {
     const invalid = (message: string) => sendJson(res, 400, anthropicErrorBody('invalid_request_error', message, requestId), requestId);
@@ -83,16 +83,11 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
 
     const model = body.model;
     const latency = latencyOf(req, latencyDefault);
-    if (model.startsWith('sim-fixture-')) {
-      const fixture = fixtures[model.slice('sim-fixture-'.length)];
-      if (!fixture) return sendJson(res, 404, simulatedErrorBody(404, model, requestId), requestId);
-      return later(res, latency, () => replay(res, fixture));
-    }
-    const errorStatus = simulatedErrorStatus(model);
-    if (errorStatus !== undefined) {
-      const headers: http.OutgoingHttpHeaders = errorStatus === 429 ? { 'retry-after': '1' } : {};
-      return later(res, latency, () => sendJson(res, errorStatus, simulatedErrorBody(errorStatus, model, requestId), requestId, headers));
-    }
+    const knob = {
+      sendJson: (status: number, b: unknown, headers?: http.OutgoingHttpHeaders) => sendJson(res, status, b, requestId, headers),
+      errorBody: (status: number) => simulatedErrorBody(status, model, requestId),
+    };
+    if (answerModelKnob(res, model, latency, fixtures, knob)) return;
 
     const message = simulateMessage(body, { toolUseId: `toolu_sim${callId}` });
     const info = { id: `msg_sim${callId}`, model: model + SNAPSHOT_SUFFIX };
@@ -113,82 +108,10 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
     });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  const url = `http://${host}:${port}`;
-
-  return {
-    url,
-    baseUrl: `${url}/v1`,
-    port,
-    get requests() {
-      return requests;
-    },
-    get lastRequest() {
-      return lastRequest;
-    },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return simulatorHandler((path) => path === '/v1/messages', route);
 }
 
-function readBody(req: http.IncomingMessage, res: http.ServerResponse, requestId: string, onBody: (raw: string) => void): void {
-  const parts: Buffer[] = [];
-  let size = 0;
-  req.on('data', (part: Buffer) => {
-    size += part.length;
-    if (size <= MAX_BODY_BYTES) parts.push(part);
-  });
-  req.on('end', () => {
-    if (size > MAX_BODY_BYTES) return sendJson(res, 413, simulatedErrorBody(413, '', requestId), requestId);
-    onBody(Buffer.concat(parts).toString('utf8'));
-  });
-}
-
-function latencyOf(req: http.IncomingMessage, fallback: number): number {
-  const header = req.headers['x-sim-latency-ms'];
-  const value = typeof header === 'string' ? Number(header) : NaN;
-  return Number.isFinite(value) && value >= 0 ? value : fallback;
-}
-
-/** Runs `respond` after `ms`, unless the client went away meanwhile. */
-function later(res: http.ServerResponse, ms: number, respond: () => void): void {
-  if (ms <= 0) return respond();
-  const timer = setTimeout(respond, ms);
-  res.once('close', () => clearTimeout(timer));
-}
-
-function simulatedErrorStatus(model: string): number | undefined {
-  if (!model.startsWith('sim-error-')) return undefined;
-  const status = Number(model.slice('sim-error-'.length));
-  return Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined;
-}
-
-function replay(res: http.ServerResponse, fixture: SimulatorFixture): void {
-  const isStream = fixture.body.startsWith('event:') || fixture.body.startsWith('data:');
-  res.writeHead(fixture.status ?? 200, {
-    'content-type': isStream ? 'text/event-stream; charset=utf-8' : 'application/json',
-    ...fixture.headers,
-  });
-  if (fixture.dropConnection) {
-    res.write(fixture.body, () => res.destroy());
-    return;
-  }
-  res.end(fixture.body);
-}
-
+/** Anthropic answers carry their request id in a `request-id` header. */
 function sendJson(res: http.ServerResponse, status: number, body: unknown, requestId: string, headers: http.OutgoingHttpHeaders = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': requestId, ...headers });
-  res.end(text);
+  sendPlainJson(res, status, body, { 'request-id': requestId, ...headers });
 }

@@ -1,30 +1,17 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SNAPSHOT_SUFFIX, type SimulatorFixture } from '../openai/openai-simulator';
+import type * as http from 'node:http';
+import {
+  answerModelKnob, latencyOf, later, readBody, sendJson as sendPlainJson, serve, simulatorHandler, SNAPSHOT_SUFFIX,
+  type ListenOptions, type ReplayStream, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
+} from '../http-kit';
 import { checkGeminiRequest } from './gemini-request-check';
 import { generateContentBody, geminiErrorBody, INVALID_KEY_BODY, MISSING_KEY_BODY, simulatedErrorBody, streamEvents } from './gemini-wire';
 import { simulateGeminiAnswer, type GeminiRequestBody } from './simulated-gemini-answer';
 
-export interface GeminiSimulatorOptions {
-  /** 0 (default) picks an ephemeral port. */
-  port?: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Delay before the response (for streams: before the first byte); `x-sim-latency-ms` overrides it. */
-  latencyMs?: number;
-  /** Canned answers, replayed byte for byte for model `sim-fixture-<name>`. */
-  fixtures?: Record<string, SimulatorFixture>;
-}
+export interface GeminiSimulatorOptions extends SimulatorHandlerOptions, ListenOptions {}
 
-export interface GeminiSimulator {
-  /** Origin, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
+export interface GeminiSimulator extends RunningSimulator {
   /** `url` + `/v1beta`, what Gemini clients call the base URL. */
   readonly baseUrl: string;
-  readonly port: number;
-  /** HTTP requests received so far. */
-  readonly requests: number;
-  close(): Promise<void>;
 }
 
 /** The API key the simulator treats as revoked: answered as Gemini answers a bad key (400 API_KEY_INVALID). */
@@ -32,17 +19,26 @@ export const GEMINI_SIM_INVALID_KEY = 'sim-invalid-key';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const API_VERSIONS = ['/v1beta/models/', '/v1/models/'];
+/** Replayed fixtures are streams when they start with `data:`, labelled as Gemini labels them. */
+const REPLAY_STREAM: ReplayStream = { prefixes: ['data:'], contentType: 'text/event-stream' };
 
 /** A Gemini `generateContent` / `streamGenerateContent` upstream on loopback, deterministic and cheap. */
 export async function startGeminiSimulator(options: GeminiSimulatorOptions = {}): Promise<GeminiSimulator> {
-  let requests = 0;
+  const handle = createGeminiHandler(options);
+  return serve(handle, handle.notFound, options, (url) => ({ baseUrl: `${url}/v1beta` }));
+}
+
+/**
+ * `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent` (also under `/v1/models/`) behind an
+ * `x-goog-api-key`. Takes every `/v1beta/` path and any `/v1/models/{model}:{method}`; the others it does not have
+ * answer 404 in Gemini's shape.
+ */
+export function createGeminiHandler(options: SimulatorHandlerOptions = {}): SimulatorHandler {
   let callCounter = 0;
   const latencyDefault = options.latencyMs ?? 0;
   const fixtures = options.fixtures ?? {};
 
-  const server = http.createServer({ keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
-    requests++;
-    const [path, query = ''] = (req.url ?? '/').split('?', 2);
+  function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
     const target = parseModelPath(path);
     if (req.method !== 'POST' || !target || (target.method !== 'generateContent' && target.method !== 'streamGenerateContent')) {
       req.resume();
@@ -57,11 +53,10 @@ export async function startGeminiSimulator(options: GeminiSimulatorOptions = {})
       req.resume();
       return sendJson(res, 400, INVALID_KEY_BODY);
     }
-    const sse = new URLSearchParams(query).get('alt') === 'sse';
-    readBody(req, res, (raw) => handle(req, res, raw, target.model, target.method === 'streamGenerateContent', sse));
-  });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+    const sse = new URLSearchParams((req.url ?? '/').split('?', 2)[1] ?? '').get('alt') === 'sse';
+    const tooLarge = () => sendJson(res, 413, geminiErrorBody(413, 'Request payload size exceeds the limit.'));
+    readBody(req, MAX_BODY_BYTES, tooLarge, (raw) => handle(req, res, raw, target.model, target.method === 'streamGenerateContent', sse));
+  }
 
   function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer, model: string, stream: boolean, sse: boolean): void {
     let body: unknown;
@@ -74,16 +69,12 @@ export async function startGeminiSimulator(options: GeminiSimulatorOptions = {})
     if (problem) return sendJson(res, 400, geminiErrorBody(400, problem));
     const latency = latencyOf(req, latencyDefault);
 
-    if (model.startsWith('sim-fixture-')) {
-      const fixture = fixtures[model.slice('sim-fixture-'.length)];
-      if (!fixture) return sendJson(res, 404, simulatedErrorBody(404, model));
-      return later(res, latency, () => replay(res, fixture));
-    }
-    const errorStatus = simulatedErrorStatus(model);
-    if (errorStatus !== undefined) {
-      const headers: http.OutgoingHttpHeaders = errorStatus === 429 ? { 'retry-after': '1' } : {};
-      return later(res, latency, () => sendJson(res, errorStatus, simulatedErrorBody(errorStatus, model), headers));
-    }
+    const knob = {
+      sendJson: (status: number, b: unknown, headers?: http.OutgoingHttpHeaders) => sendJson(res, status, b, headers),
+      errorBody: (status: number) => simulatedErrorBody(status, model),
+      stream: REPLAY_STREAM,
+    };
+    if (answerModelKnob(res, model, latency, fixtures, knob)) return;
 
     const answer = simulateGeminiAnswer(body as GeminiRequestBody, { callTools: model === 'sim-tools', refuse: model === 'sim-refusal' });
     const call = { responseId: `simresp${(++callCounter).toString(36).padStart(12, '0')}`, modelVersion: model + SNAPSHOT_SUFFIX };
@@ -105,30 +96,7 @@ export async function startGeminiSimulator(options: GeminiSimulatorOptions = {})
     });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  const url = `http://${host}:${port}`;
-
-  return {
-    url,
-    baseUrl: `${url}/v1beta`,
-    port,
-    get requests() {
-      return requests;
-    },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return simulatorHandler((path) => path.startsWith('/v1beta/') || parseModelPath(path) !== undefined, route);
 }
 
 /** `/v1beta/models/{model}:{method}` -> its parts; undefined for any other path. */
@@ -145,50 +113,7 @@ function parseModelPath(path: string): { model: string; method: string } | undef
   }
 }
 
-function readBody(req: http.IncomingMessage, res: http.ServerResponse, onBody: (raw: Buffer) => void): void {
-  const parts: Buffer[] = [];
-  let size = 0;
-  req.on('data', (part: Buffer) => {
-    size += part.length;
-    if (size <= MAX_BODY_BYTES) parts.push(part);
-  });
-  req.on('end', () => {
-    if (size > MAX_BODY_BYTES) return sendJson(res, 413, geminiErrorBody(413, 'Request payload size exceeds the limit.'));
-    onBody(parts.length === 1 ? parts[0] : Buffer.concat(parts));
-  });
-}
-
-function latencyOf(req: http.IncomingMessage, fallback: number): number {
-  const header = req.headers['x-sim-latency-ms'];
-  const value = typeof header === 'string' ? Number(header) : NaN;
-  return Number.isFinite(value) && value >= 0 ? value : fallback;
-}
-
-/** Runs `respond` after `ms`, unless the client went away meanwhile. */
-function later(res: http.ServerResponse, ms: number, respond: () => void): void {
-  if (ms <= 0) return respond();
-  const timer = setTimeout(respond, ms);
-  res.once('close', () => clearTimeout(timer));
-}
-
-function simulatedErrorStatus(model: string): number | undefined {
-  if (!model.startsWith('sim-error-')) return undefined;
-  const status = Number(model.slice('sim-error-'.length));
-  return Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined;
-}
-
-function replay(res: http.ServerResponse, fixture: SimulatorFixture): void {
-  const isStream = fixture.body.startsWith('data:');
-  res.writeHead(fixture.status ?? 200, { 'content-type': isStream ? 'text/event-stream' : 'application/json', ...fixture.headers });
-  if (fixture.dropConnection) {
-    res.write(fixture.body, () => res.destroy());
-    return;
-  }
-  res.end(fixture.body);
-}
-
+/** Gemini answers JSON with an explicit charset. */
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+  sendPlainJson(res, status, body, { 'content-type': 'application/json; charset=UTF-8', ...headers });
 }

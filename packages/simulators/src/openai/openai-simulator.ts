@@ -1,45 +1,25 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type * as http from 'node:http';
+import {
+  answerModelKnob, latencyOf, later, readBody, sendJson, serve, simulatorHandler, SNAPSHOT_SUFFIX,
+  type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
+} from '../http-kit';
 import { handleResponses } from './responses-route';
 import { answer } from './simulated-chat';
 import { chatCompletionBody, chatCompletionChunks, openAIErrorBody, simulatedErrorBody } from './openai-wire';
 
-/** A canned upstream answer, replayed byte for byte for model `sim-fixture-<name>`. */
-export interface SimulatorFixture {
-  status?: number;
-  headers?: Record<string, string>;
-  /** Raw body: a JSON document or a `text/event-stream`. */
-  body: string;
-  /** Destroys the connection after writing the body, as a dropped upstream would. */
-  dropConnection?: boolean;
-}
+export { SNAPSHOT_SUFFIX, type SimulatorFixture } from '../http-kit';
 
-export interface OpenAISimulatorOptions {
-  /** 0 (default) picks an ephemeral port. */
-  port?: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Delay before the response (for streams: before the first byte); `x-sim-latency-ms` overrides it. */
-  latencyMs?: number;
-  fixtures?: Record<string, SimulatorFixture>;
-}
+export interface OpenAISimulatorOptions extends SimulatorHandlerOptions, ListenOptions {}
 
-export interface OpenAISimulator {
-  /** Origin, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
+export interface OpenAISimulator extends RunningSimulator {
   /** `url` + `/v1`, what OpenAI clients call the base URL. */
   readonly baseUrl: string;
-  readonly port: number;
-  /** HTTP requests received so far. */
-  readonly requests: number;
-  close(): Promise<void>;
 }
-
-/** The model name suffix naming the "served snapshot", as real providers do. */
-export const SNAPSHOT_SUFFIX = '-2026-01-01';
 
 const MODELS = ['gpt-4o-mini', 'gpt-4.1', 'sim-tools'];
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** The paths the OpenAI handler answers (any method). */
+const PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
 
 interface ChatBody {
   model?: unknown;
@@ -51,29 +31,31 @@ interface ChatBody {
   max_completion_tokens?: unknown;
 }
 
+/** An OpenAI upstream on loopback alone: chat completions, responses and the model list. */
 export async function startOpenAISimulator(options: OpenAISimulatorOptions = {}): Promise<OpenAISimulator> {
-  let requests = 0;
+  const handle = createOpenAIHandler(options);
+  return serve(handle, handle.notFound, options, (url) => ({ baseUrl: `${url}/v1` }));
+}
+
+/** `POST /v1/chat/completions`, `POST /v1/responses` and `GET /v1/models`, each behind a bearer key. */
+export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): SimulatorHandler {
   let callCounter = 0;
   const latencyDefault = options.latencyMs ?? 0;
   const fixtures = options.fixtures ?? {};
 
-  const server = http.createServer({ keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
-    requests++;
-    const path = (req.url ?? '/').split('?', 1)[0];
+  function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
     if (!isAuthorized(req)) {
       req.resume();
       return sendJson(res, 401, openAIErrorBody("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", 'invalid_request_error', null, null));
     }
-    if (req.method === 'POST' && path === '/v1/chat/completions') return void readBody(req, res, (raw) => handleChat(req, res, raw));
+    if (req.method === 'POST' && path === '/v1/chat/completions') return read(req, res, (raw) => handleChat(req, res, raw));
     if (req.method === 'POST' && path === '/v1/responses') {
-      return void readBody(req, res, (raw) => handleResponses(res, raw, { latencyMs: latencyOf(req, latencyDefault), fixtures, callId: ++callCounter }));
+      return read(req, res, (raw) => handleResponses(res, raw, { latencyMs: latencyOf(req, latencyDefault), fixtures, callId: ++callCounter }));
     }
     req.resume();
     if (req.method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList());
     sendJson(res, 404, openAIErrorBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', null, null));
-  });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  }
 
   function handleChat(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer): void {
     let body: ChatBody;
@@ -91,17 +73,7 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions = {})
     }
     const model = body.model;
     const latency = latencyOf(req, latencyDefault);
-
-    if (model.startsWith('sim-fixture-')) {
-      const fixture = fixtures[model.slice('sim-fixture-'.length)];
-      if (!fixture) return sendJson(res, 404, simulatedErrorBody(404, model));
-      return later(res, latency, () => replay(res, fixture));
-    }
-    const errorStatus = simulatedErrorStatus(model);
-    if (errorStatus !== undefined) {
-      const headers: http.OutgoingHttpHeaders = errorStatus === 429 ? { 'retry-after': '1' } : {};
-      return later(res, latency, () => sendJson(res, errorStatus, simulatedErrorBody(errorStatus, model), headers));
-    }
+    if (answerModelKnob(res, model, latency, fixtures, { errorBody: (status) => simulatedErrorBody(status, model) })) return;
 
     const callId = ++callCounter;
     const tools = Array.isArray(body.tools) ? body.tools : [];
@@ -128,30 +100,7 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions = {})
     later(res, latency, () => sendJson(res, 200, chatCompletionBody(call, result), { 'x-request-id': requestId }));
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  const url = `http://${host}:${port}`;
-
-  return {
-    url,
-    baseUrl: `${url}/v1`,
-    port,
-    get requests() {
-      return requests;
-    },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return simulatorHandler((path) => PATHS.has(path), route);
 }
 
 function isAuthorized(req: http.IncomingMessage): boolean {
@@ -159,36 +108,8 @@ function isAuthorized(req: http.IncomingMessage): boolean {
   return typeof auth === 'string' && auth.startsWith('Bearer ') && auth.slice(7).trim() !== '';
 }
 
-function readBody(req: http.IncomingMessage, res: http.ServerResponse, onBody: (raw: Buffer) => void): void {
-  const parts: Buffer[] = [];
-  let size = 0;
-  req.on('data', (part: Buffer) => {
-    size += part.length;
-    if (size <= MAX_BODY_BYTES) parts.push(part);
-  });
-  req.on('end', () => {
-    if (size > MAX_BODY_BYTES) return sendJson(res, 413, openAIErrorBody('Request body too large.', 'invalid_request_error', null, null));
-    onBody(parts.length === 1 ? parts[0] : Buffer.concat(parts));
-  });
-}
-
-function latencyOf(req: http.IncomingMessage, fallback: number): number {
-  const header = req.headers['x-sim-latency-ms'];
-  const value = typeof header === 'string' ? Number(header) : NaN;
-  return Number.isFinite(value) && value >= 0 ? value : fallback;
-}
-
-/** Runs `respond` after `ms`, unless the client went away meanwhile. */
-export function later(res: http.ServerResponse, ms: number, respond: () => void): void {
-  if (ms <= 0) return respond();
-  const timer = setTimeout(respond, ms);
-  res.once('close', () => clearTimeout(timer));
-}
-
-export function simulatedErrorStatus(model: string): number | undefined {
-  if (!model.startsWith('sim-error-')) return undefined;
-  const status = Number(model.slice('sim-error-'.length));
-  return Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined;
+function read(req: http.IncomingMessage, res: http.ServerResponse, onBody: (raw: Buffer) => void): void {
+  readBody(req, MAX_BODY_BYTES, () => sendJson(res, 413, openAIErrorBody('Request body too large.', 'invalid_request_error', null, null)), onBody);
 }
 
 function firstToolName(tools: unknown[]): string {
@@ -196,25 +117,6 @@ function firstToolName(tools: unknown[]): string {
   return typeof name === 'string' ? name : 'tool';
 }
 
-export function replay(res: http.ServerResponse, fixture: SimulatorFixture): void {
-  const isStream = fixture.body.startsWith('data:') || fixture.body.startsWith('event:');
-  res.writeHead(fixture.status ?? 200, {
-    'content-type': isStream ? 'text/event-stream; charset=utf-8' : 'application/json',
-    ...fixture.headers,
-  });
-  if (fixture.dropConnection) {
-    res.write(fixture.body, () => res.destroy());
-    return;
-  }
-  res.end(fixture.body);
-}
-
 function modelList() {
   return { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 1767225600, owned_by: 'system' })) };
-}
-
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
 }

@@ -1,5 +1,5 @@
 import type * as http from 'node:http';
-import { later, replay, sendJson, simulatedErrorStatus, SNAPSHOT_SUFFIX, type SimulatorFixture } from './openai-simulator';
+import { answerModelKnob, later, sendJson, SNAPSHOT_SUFFIX, type SimulatorFixture } from '../http-kit';
 import { openAIErrorBody, simulatedErrorBody } from './openai-wire';
 import { responseEvents, responseObject, type ResponseCall } from './responses-wire';
 import { answer, countWords, splitWords, type SimulatedAnswer } from './simulated-chat';
@@ -36,16 +36,8 @@ export function handleResponses(res: http.ServerResponse, raw: Buffer, ctx: Resp
   const req = body as Body;
   const model = req.model as string;
 
-  if (model.startsWith('sim-fixture-')) {
-    const fixture = ctx.fixtures[model.slice('sim-fixture-'.length)];
-    if (!fixture) return sendJson(res, 404, simulatedErrorBody(404, model));
-    return later(res, ctx.latencyMs, () => replay(res, fixture));
-  }
-  const errorStatus = simulatedErrorStatus(model);
-  if (errorStatus !== undefined) {
-    const headers: http.OutgoingHttpHeaders = errorStatus === 429 ? { 'retry-after': '1' } : {};
-    return later(res, ctx.latencyMs, () => sendJson(res, errorStatus, responsesErrorBody(errorStatus, model), headers));
-  }
+  // responsesErrorBody(404) is the unknown-fixture body, as for chat.
+  if (answerModelKnob(res, model, ctx.latencyMs, ctx.fixtures, { errorBody: (status) => responsesErrorBody(status, model) })) return;
 
   const serial = ctx.callId.toString(36).padStart(10, '0');
   const toolName = model === 'sim-tools' ? firstFunctionToolName(req.tools) : undefined;

@@ -1,0 +1,25 @@
+import type * as http from 'node:http';
+import { createAnthropicHandler } from './anthropic/anthropic-simulator';
+import { createGeminiHandler } from './gemini/gemini-simulator';
+import { requestPath, sendJson, serve, type ListenOptions, type RunningSimulator } from './http-kit';
+import { createOpenAIHandler } from './openai/openai-simulator';
+
+export interface SimulatorsOptions extends ListenOptions {
+  /** Delay before every response (for streams: before the first byte); `x-sim-latency-ms` overrides it. */
+  latencyMs?: number;
+}
+
+/**
+ * Every provider format on one port, by path: `/v1/chat/completions`, `/v1/responses` and `/v1/models` (OpenAI,
+ * base URL `url/v1`), `/v1/messages` (Anthropic, base URL `url/v1`), `/v1beta/...` (Gemini, base URL `url/v1beta`).
+ * Any other path answers 404.
+ */
+export async function startSimulators(options: SimulatorsOptions = {}): Promise<RunningSimulator> {
+  const handlers = [createOpenAIHandler(options), createAnthropicHandler(options), createGeminiHandler(options)];
+  return serve((req, res) => handlers.some((handle) => handle(req, res)), notFound, options);
+}
+
+function notFound(req: http.IncomingMessage, res: http.ServerResponse): void {
+  req.resume();
+  sendJson(res, 404, { error: { type: 'not_found', message: `No simulated API at ${req.method} ${requestPath(req)}` } });
+}
