@@ -36,8 +36,9 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
       simulator: provider('openai-compatible', simulatorPort),
       'slow-simulator': provider('openai-compatible', slowSimulatorPort),
       'anthropic-simulator': provider('anthropic', simulatorPort),
+      'gemini-simulator': { ...provider('gemini', simulatorPort), base_url: `http://127.0.0.1:${simulatorPort}/v1beta` },
     },
-    models: [{
+    models: [...formatModels(), {
       id: E2E_MODEL,
       name: 'E2E echo chat',
       owned_by: 'Gateway simulator',
@@ -95,4 +96,23 @@ function nativeModels() {
     onBoth(E2E_NATIVE_DROP_MODEL, 'sim-drop'),
     onBoth(E2E_NATIVE_ERROR_MODEL, 'sim-error-500'),
   ];
+}
+
+/** Chat models per upstream wire format, so the same client code is checked against each translator. */
+export const E2E_FORMATS = [
+  { format: 'openai', provider: 'simulator' },
+  { format: 'anthropic', provider: 'anthropic-simulator' },
+  { format: 'gemini', provider: 'gemini-simulator' },
+] as const;
+export const formatModel = (format: string, variant: 'echo' | 'tools') => `e2e/${format}-${variant}`;
+
+function formatModels() {
+  return E2E_FORMATS.flatMap(({ format, provider }) => (['echo', 'tools'] as const).map((variant) => ({
+    id: formatModel(format, variant),
+    name: `E2E ${format} ${variant}`,
+    owned_by: 'Gateway simulator',
+    updated_at: '2026-11-01T00:00:00Z',
+    architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+    deployments: [{ id: `e2e-${format}-${variant}`, provider, provider_model: variant === 'tools' ? 'sim-tools' : `${format}-echo`, price: E2E_PRICE }],
+  })));
 }

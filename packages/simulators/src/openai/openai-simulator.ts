@@ -29,6 +29,7 @@ interface ChatBody {
   tools?: unknown;
   max_tokens?: unknown;
   max_completion_tokens?: unknown;
+  response_format?: { type?: unknown } | null;
 }
 
 /** An OpenAI upstream on loopback alone: chat completions, responses and the model list. */
@@ -82,6 +83,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
       maxTokens: typeof maxTokens === 'number' ? maxTokens : undefined,
       toolName,
       callId: `call_sim${callId.toString(36).padStart(8, '0')}`,
+      json: body.response_format?.type === 'json_object' || body.response_format?.type === 'json_schema',
     });
     const call = { id: `chatcmpl-sim${callId.toString(36).padStart(10, '0')}`, created: Math.floor(Date.now() / 1000), model: model + SNAPSHOT_SUFFIX };
     const requestId = `req_sim${callId.toString(36).padStart(10, '0')}`;

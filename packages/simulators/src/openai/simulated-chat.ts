@@ -65,7 +65,7 @@ export function messageText(content: unknown): string {
 
 export function answer(
   messages: unknown[],
-  opts: { maxTokens?: number; toolName?: string; callId: string },
+  opts: { maxTokens?: number; toolName?: string; callId: string; json?: boolean },
 ): SimulatedAnswer {
   let promptTokens = 0;
   let lastUser = '';
@@ -87,7 +87,8 @@ export function answer(
     };
   }
 
-  let words = ['Echo:', ...splitWords(lastUser)];
+  // JSON mode (`response_format` json_object / json_schema) answers one JSON object as a single "word".
+  let words = opts.json ? [JSON.stringify({ echo: lastUser })] : ['Echo:', ...splitWords(lastUser)];
   let finishReason: SimulatedAnswer['finishReason'] = 'stop';
   if (opts.maxTokens !== undefined && words.length > opts.maxTokens) {
     words = words.slice(0, opts.maxTokens);
