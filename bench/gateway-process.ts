@@ -6,9 +6,8 @@
  * `node --cpu-prof` can write its profile on the way out.
  */
 import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { createLogger, type Logger } from '@gw/platform';
+import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -17,8 +16,7 @@ async function main(): Promise<void> {
   const dataDir = process.env.DATA_DIR;
   if (!dataDir) throw new Error('DATA_DIR must be set (the benchmark passes a temp dir)');
   const logger = createLogger('gateway', process.env.LOG_LEVEL ?? 'warn');
-  const env = await reconcileSeedAccounts(dataDir, process.env, logger);
-  const stack = await startLocalStack({ dataDir, env, logger });
+  const stack = await startLocalStack({ dataDir, env: process.env, logger });
 
   let stopping = false;
   const stop = (code: number, orphaned = false) => {
@@ -47,46 +45,6 @@ async function main(): Promise<void> {
   const edgePort = stack.edge.httpPort;
   process.stdout.write(`gateway ready on http://127.0.0.1:${edgePort} (pid ${process.pid})\n`);
   process.send?.({ ready: true, edgePort, pid: process.pid });
-}
-
-/**
- * Work-around, active only while needed: keys and billing both read SEED_ACCOUNTS, but keys' schema is
- * `.strict()` and refuses billing's fields (`credit_usd`, ...), so the documented
- * `[{"id","credit_usd","management_key"}]` stops the stack at start. When keys refuses the seeds, billing's
- * store is seeded first with the full seeds (billing's own start function; an existing account keeps its
- * balance), then the stack starts with the seeds reduced to what keys accepts (`id`, `management_key`).
- * The services under test are the same; only the seeding happens in two steps.
- */
-async function reconcileSeedAccounts(dataDir: string, env: NodeJS.ProcessEnv, logger: Logger): Promise<NodeJS.ProcessEnv> {
-  if (!env.SEED_ACCOUNTS) return env;
-  // The services are dependencies of @gw/local-stack, not of the bench: resolve them from there.
-  const fromStack = createRequire(require.resolve('@gw/local-stack'));
-  const keys = fromStack('@gw/keys') as typeof import('../services/keys/src');
-  try {
-    keys.loadKeysConfig(env);
-    return env;
-  } catch (err) {
-    if (!/SEED_ACCOUNTS/.test((err as Error).message)) throw err;
-  }
-  const billing = fromStack('@gw/billing') as typeof import('../services/billing/src');
-  const { createStore } = fromStack('@gw/store') as typeof import('../packages/store/src');
-  const { createBus } = fromStack('@gw/bus') as typeof import('../packages/bus/src');
-  process.stderr.write('gateway: keys refuses billing fields in SEED_ACCOUNTS; seeding billing first, then starting the stack with {id, management_key}\n');
-  // Same store layout as startLocalStack: <dataDir>/<name>.
-  const busStore = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'bus') });
-  const billingStore = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'billing') });
-  const bus = createBus({ engine: 'embedded', store: busStore }, logger.child({ service: 'bus' }));
-  try {
-    const svc = await billing.startBillingService({ config: billing.loadBillingConfig(env), store: billingStore, bus, logger: logger.child({ service: 'billing-seed' }), host: '127.0.0.1' });
-    await svc.stop();
-  } finally {
-    await bus.close();
-    await billingStore.close();
-    await busStore.close();
-  }
-  const seeds = JSON.parse(env.SEED_ACCOUNTS) as Array<{ id: string; management_key?: string }>;
-  const forKeys = seeds.map(({ id, management_key }) => (management_key === undefined ? { id } : { id, management_key }));
-  return { ...env, SEED_ACCOUNTS: JSON.stringify(forKeys) };
 }
 
 main().catch((err: unknown) => {

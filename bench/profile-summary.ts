@@ -37,6 +37,11 @@ function owner(url: string): string {
   return m ? m[0] : s;
 }
 
+/** Line numbers of .ts files are those of tsx's transformed output, not of the source: left out. */
+function lineOf(f: CallFrame): string {
+  return f.url && !/\.tsx?$/.test(f.url) ? `:${f.lineNumber + 1}` : '';
+}
+
 function main(): void {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
   const top = Number(values.top);
@@ -57,7 +62,7 @@ function main(): void {
     const parent = new Map<number, number>();
     for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
     const isRepo = (url: string) => /^(services|packages)\//.test(shortUrl(url));
-    const label = (f: CallFrame) => `${f.functionName || '(anonymous)'}  ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
+    const label = (f: CallFrame) => `${f.functionName || '(anonymous)'}  ${shortUrl(f.url)}${lineOf(f)}`;
     // Every sample charged to the nearest function of this repository on its stack: which of our code
     // paths the time (in libraries, node internals, GC excluded) is spent under.
     const nearestRepo = new Map<string, number>();
@@ -66,7 +71,7 @@ function main(): void {
     for (const [id, us] of selfUs) {
       const f = byId.get(id)!.callFrame;
       if (f.functionName === '(idle)') continue;
-      const key = `${f.functionName || '(anonymous)'}  ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
+      const key = label(f);
       fns.set(key, (fns.get(key) ?? 0) + us);
       const o = owner(f.url);
       owners.set(o, (owners.get(o) ?? 0) + us);
@@ -87,4 +92,5 @@ function main(): void {
   }
 }
 
+process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') process.exit(0); throw err; });
 main();
