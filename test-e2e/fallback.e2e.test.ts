@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { spendableMicros, waitForBilledRequest } from './harness/api';
-import { E2E_FALLBACK_MODEL, E2E_FALLBACK_PRICE } from './harness/catalog';
+import { E2E_FALLBACK_MODEL, E2E_FALLBACK_PRICE, E2E_TIMEOUT_FALLBACK_MODEL } from './harness/catalog';
 import { startStack, type StackMode, type TestStack } from './harness/stack';
 
 const modes: StackMode[] = ['processes', 'embedded'];
@@ -24,6 +24,16 @@ describe.each(modes)('fallback to the next deployment (%s)', (mode) => {
     const before = await spendableMicros(stack.baseURL, stack.key);
     const completion = await client.chat.completions.create({ model: E2E_FALLBACK_MODEL, messages: [{ role: 'user', content: 'fall back please' }] });
     expect(completion.choices[0].message.content).toEqual(expect.any(String));
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, completion._request_id!);
+    expect(usdToMicros(record.charged_cost)).toBe(price(completion.usage!));
+    expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before - price(completion.usage!));
+  });
+
+  test('a deployment that times out is abandoned for the next; billed once at the serving price', async () => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    const started = Date.now();
+    const completion = await client.chat.completions.create({ model: E2E_TIMEOUT_FALLBACK_MODEL, messages: [{ role: 'user', content: 'too slow, next' }] });
+    expect(Date.now() - started).toBeLessThan(2_500); // the slow deployment would take 3 s
     const record = await waitForBilledRequest(stack.baseURL, stack.key, completion._request_id!);
     expect(usdToMicros(record.charged_cost)).toBe(price(completion.usage!));
     expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before - price(completion.usage!));

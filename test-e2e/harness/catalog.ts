@@ -9,6 +9,8 @@ export const E2E_PRICE = { prompt_per_million: '2.00', completion_per_million: '
 export const E2E_FALLBACK_MODEL = 'e2e/fallback-chat';
 export const E2E_FAILING_PRICE = { prompt_per_million: '100.00', completion_per_million: '100.00' };
 export const E2E_FALLBACK_PRICE = { prompt_per_million: '3.00', completion_per_million: '5.00' };
+/** A model whose first deployment times out (the slow simulator behind a short deadline). */
+export const E2E_TIMEOUT_FALLBACK_MODEL = 'e2e/timeout-fallback-chat';
 
 /** Served by a second simulator instance that answers only after `E2E_SLOW_LATENCY_MS`: work to cancel or crash in. */
 export const E2E_SLOW_MODEL = 'e2e/slow-chat';
@@ -35,6 +37,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
     providers: {
       simulator: provider('openai-compatible', simulatorPort),
       'slow-simulator': provider('openai-compatible', slowSimulatorPort),
+      'slow-simulator-short-deadline': { ...provider('openai-compatible', slowSimulatorPort), timeout_ms: 300 },
       'anthropic-simulator': provider('anthropic', simulatorPort),
       'gemini-simulator': { ...provider('gemini', simulatorPort), base_url: `http://127.0.0.1:${simulatorPort}/v1beta` },
     },
@@ -63,20 +66,31 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
         { id: 'e2e-failing', provider: 'simulator', provider_model: 'sim-error-503', price: E2E_FAILING_PRICE },
         { id: 'e2e-fallback', provider: 'simulator', provider_model: 'echo-chat', price: E2E_FALLBACK_PRICE },
       ],
-    }, slowModel(), ...nativeModels()],
+    }, ...slowModels(), ...nativeModels()],
   }, null, 2));
   return file;
 }
 
-function slowModel() {
-  return {
+/** Models on the slow simulator: work to cancel or crash in, and a deadline to fall back from. */
+function slowModels() {
+  return [{
     id: E2E_SLOW_MODEL,
     name: 'E2E slow chat',
     owned_by: 'Gateway simulator',
     updated_at: '2026-11-01T00:00:00Z',
     architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
     deployments: [{ id: 'e2e-slow-simulator', provider: 'slow-simulator', provider_model: 'echo-chat', price: E2E_PRICE }],
-  };
+  }, {
+    id: E2E_TIMEOUT_FALLBACK_MODEL,
+    name: 'E2E timeout fallback chat',
+    owned_by: 'Gateway simulator',
+    updated_at: '2026-11-01T00:00:00Z',
+    architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+    deployments: [
+      { id: 'e2e-timing-out', provider: 'slow-simulator-short-deadline', provider_model: 'echo-chat', price: E2E_FAILING_PRICE },
+      { id: 'e2e-timeout-fallback', provider: 'simulator', provider_model: 'echo-chat', price: E2E_FALLBACK_PRICE },
+    ],
+  }];
 }
 
 function nativeModels() {
