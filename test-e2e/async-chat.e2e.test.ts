@@ -3,7 +3,7 @@ import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_MODEL, E2E_PRICE, E2E_SLOW_MODEL } from './harness/catalog';
 import { waitFor } from './harness/ports';
-import { startStack, type StackMode, type TestStack } from './harness/stack';
+import { useStack, type StackMode } from './harness/stack';
 
 jest.setTimeout(60_000);
 
@@ -35,22 +35,12 @@ function priceOf(usage: { prompt_tokens: number; completion_tokens: number }): n
 }
 
 describe.each(modes)('async chat jobs through the edge (%s)', (mode) => {
-  let stack: TestStack;
-  let client: OpenAI;
-
-  beforeAll(async () => {
-    stack = await startStack(mode);
-    client = new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 });
-  }, 120_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  }, 30_000);
+  const stack = useStack(mode);
 
   const chat = (model: string, content: string) => ({ model, messages: [{ role: 'user' as const, content }] });
-  const submit = (body: unknown) => client.post<ChatJob>('/async/chat/completions', { body });
-  const poll = (id: string) => client.get<ChatJob>(`/async/chat/completions/${id}`);
-  const cancel = (id: string) => client.post<ChatJob>(`/async/chat/completions/${id}/cancel`);
+  const submit = (body: unknown) => stack.openai.post<ChatJob>('/async/chat/completions', { body });
+  const poll = (id: string) => stack.openai.get<ChatJob>(`/async/chat/completions/${id}`);
+  const cancel = (id: string) => stack.openai.post<ChatJob>(`/async/chat/completions/${id}/cancel`);
 
   async function pollUntil(id: string, statuses: string[], timeoutMs = 30_000): Promise<ChatJob> {
     let job: ChatJob | undefined;
@@ -63,7 +53,7 @@ describe.each(modes)('async chat jobs through the edge (%s)', (mode) => {
 
   /** Usage events of one account arrive in order: once a later call is billed, an earlier event would be too. */
   async function billAMarkerCall(): Promise<number> {
-    const marker = await client.chat.completions.create(chat(E2E_MODEL, 'marker call'));
+    const marker = await stack.openai.chat.completions.create(chat(E2E_MODEL, 'marker call'));
     await waitForBilledRequest(stack.baseURL, stack.key, marker._request_id!);
     return priceOf(marker.usage!);
   }

@@ -4,7 +4,7 @@ import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_MODEL, E2E_PRICE } from './harness/catalog';
-import { startStack, type StackMode, type TestStack } from './harness/stack';
+import { useStack, type StackMode } from './harness/stack';
 
 const modes: StackMode[] = ['processes', 'embedded'];
 
@@ -14,21 +14,11 @@ function expectedChargeMicros(usage: { prompt_tokens: number; completion_tokens:
 }
 
 describe.each(modes)('chat through the edge, billed once (%s)', (mode) => {
-  let stack: TestStack;
-  let client: OpenAI;
-
-  beforeAll(async () => {
-    stack = await startStack(mode);
-    client = new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 });
-  }, 120_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  }, 30_000);
+  const stack = useStack(mode);
 
   test('a chat completion is served, and the balance falls by exactly the priced amount', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const completion = await client.chat.completions.create({
+    const completion = await stack.openai.chat.completions.create({
       model: E2E_MODEL,
       messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello gateway from the e2e suite' }],
     });
@@ -64,7 +54,7 @@ describe.each(modes)('chat through the edge, billed once (%s)', (mode) => {
 
   test('a stream delivers chunks, a final usage chunk and [DONE], and is billed once', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const { data: stream, response } = await client.chat.completions.create({
+    const { data: stream, response } = await stack.openai.chat.completions.create({
       model: E2E_MODEL,
       messages: [{ role: 'user', content: 'stream these words back to me please' }],
       stream: true,
@@ -111,7 +101,7 @@ describe.each(modes)('chat through the edge, billed once (%s)', (mode) => {
   });
 
   test('a redelivered usage event changes nothing', async () => {
-    const completion = await client.chat.completions.create({ model: E2E_MODEL, messages: [{ role: 'user', content: 'bill me once' }] });
+    const completion = await stack.openai.chat.completions.create({ model: E2E_MODEL, messages: [{ role: 'user', content: 'bill me once' }] });
     const record = await waitForBilledRequest(stack.baseURL, stack.key, completion._request_id!);
     const before = await spendableMicros(stack.baseURL, stack.key);
 
@@ -161,7 +151,7 @@ describe.each(modes)('chat through the edge, billed once (%s)', (mode) => {
     expectEnvelope(await api(stack.baseURL, 'GET', '/no/such/route', { key: stack.key }), 404);
 
     // The SDK surfaces the same statuses.
-    await expect(client.chat.completions.create({ model: 'no/such-model', messages: [{ role: 'user', content: 'x' }] }))
+    await expect(stack.openai.chat.completions.create({ model: 'no/such-model', messages: [{ role: 'user', content: 'x' }] }))
       .rejects.toMatchObject({ status: 404 });
   });
 

@@ -2,20 +2,14 @@ import OpenAI from 'openai';
 import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { waitForBilledRequest } from './harness/api';
 import { E2E_FORMATS, E2E_PRICE, formatModel } from './harness/catalog';
-import { startStack, type TestStack } from './harness/stack';
+import { useStack } from './harness/stack';
 
 /**
  * One OpenAI client, three upstream wire formats: switching providers changes only the model name.
  * Embedded mode keeps this matrix fast; the processes mode is covered by chat-billing.
  */
 describe('chat completions against each provider format (embedded)', () => {
-  let stack: TestStack;
-  let client: OpenAI;
-  beforeAll(async () => {
-    stack = await startStack('embedded');
-    client = new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 });
-  }, 120_000);
-  afterAll(async () => { await stack?.stop(); }, 30_000);
+  const stack = useStack('embedded');
 
   const priced = (u: { prompt_tokens: number; completion_tokens: number }) =>
     tokenCostMicros(u.prompt_tokens, usdToMicros(E2E_PRICE.prompt_per_million)) + tokenCostMicros(u.completion_tokens, usdToMicros(E2E_PRICE.completion_per_million));
@@ -27,7 +21,7 @@ describe('chat completions against each provider format (embedded)', () => {
 
   describe.each(E2E_FORMATS.map((f) => f.format))('%s', (format) => {
     test('text, usage normalized, billed once', async () => {
-      const completion = await client.chat.completions.create({
+      const completion = await stack.openai.chat.completions.create({
         model: formatModel(format, 'echo'),
         messages: [{ role: 'system', content: 'You echo.' }, { role: 'user', content: 'hello from every provider' }],
       });
@@ -40,7 +34,7 @@ describe('chat completions against each provider format (embedded)', () => {
     });
 
     test('tool calls, non-streaming', async () => {
-      const completion = await client.chat.completions.create({
+      const completion = await stack.openai.chat.completions.create({
         model: formatModel(format, 'tools'),
         messages: [{ role: 'user', content: 'weather in Paris' }],
         tools: [weather],
@@ -54,7 +48,7 @@ describe('chat completions against each provider format (embedded)', () => {
     });
 
     test('tool calls, streaming deltas assemble into the call', async () => {
-      const stream = await client.chat.completions.create({
+      const stream = await stack.openai.chat.completions.create({
         model: formatModel(format, 'tools'),
         messages: [{ role: 'user', content: 'weather in Oslo' }],
         tools: [weather],
@@ -82,7 +76,7 @@ describe('chat completions against each provider format (embedded)', () => {
     });
 
     test('json_schema answers parse as JSON', async () => {
-      const completion = await client.chat.completions.create({
+      const completion = await stack.openai.chat.completions.create({
         model: formatModel(format, 'echo'),
         messages: [{ role: 'user', content: 'give me json' }],
         response_format: { type: 'json_schema', json_schema: { name: 'echo', schema: { type: 'object', properties: { echo: { type: 'string' } } } } },
@@ -91,7 +85,7 @@ describe('chat completions against each provider format (embedded)', () => {
     });
 
     test('a text stream with usage', async () => {
-      const stream = await client.chat.completions.create({
+      const stream = await stack.openai.chat.completions.create({
         model: formatModel(format, 'echo'),
         messages: [{ role: 'user', content: 'stream it back' }],
         stream: true,

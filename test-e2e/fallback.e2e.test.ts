@@ -2,19 +2,12 @@ import OpenAI from 'openai';
 import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_FALLBACK_MODEL, E2E_FALLBACK_PRICE, E2E_TIMEOUT_FALLBACK_MODEL } from './harness/catalog';
-import { startStack, type StackMode, type TestStack } from './harness/stack';
+import { useStack, type StackMode } from './harness/stack';
 
 const modes: StackMode[] = ['processes', 'embedded'];
 
 describe.each(modes)('fallback to the next deployment (%s)', (mode) => {
-  let stack: TestStack;
-  let client: OpenAI;
-
-  beforeAll(async () => {
-    stack = await startStack(mode);
-    client = new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 });
-  }, 120_000);
-  afterAll(async () => { await stack?.stop(); }, 30_000);
+  const stack = useStack(mode);
 
   const price = (u: { prompt_tokens: number; completion_tokens: number }) =>
     tokenCostMicros(u.prompt_tokens, usdToMicros(E2E_FALLBACK_PRICE.prompt_per_million))
@@ -22,7 +15,7 @@ describe.each(modes)('fallback to the next deployment (%s)', (mode) => {
 
   test('a 503 from the first deployment is absorbed; billed once at the serving deployment’s price', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const completion = await client.chat.completions.create({ model: E2E_FALLBACK_MODEL, messages: [{ role: 'user', content: 'fall back please' }] });
+    const completion = await stack.openai.chat.completions.create({ model: E2E_FALLBACK_MODEL, messages: [{ role: 'user', content: 'fall back please' }] });
     expect(completion.choices[0].message.content).toEqual(expect.any(String));
     const record = await waitForBilledRequest(stack.baseURL, stack.key, completion._request_id!);
     expect(usdToMicros(record.charged_cost)).toBe(price(completion.usage!));
@@ -32,7 +25,7 @@ describe.each(modes)('fallback to the next deployment (%s)', (mode) => {
   test('a deployment that times out is abandoned for the next; billed once at the serving price', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
     const started = Date.now();
-    const completion = await client.chat.completions.create({ model: E2E_TIMEOUT_FALLBACK_MODEL, messages: [{ role: 'user', content: 'too slow, next' }] });
+    const completion = await stack.openai.chat.completions.create({ model: E2E_TIMEOUT_FALLBACK_MODEL, messages: [{ role: 'user', content: 'too slow, next' }] });
     expect(Date.now() - started).toBeLessThan(2_500); // the slow deployment would take 3 s
     const record = await waitForBilledRequest(stack.baseURL, stack.key, completion._request_id!);
     expect(usdToMicros(record.charged_cost)).toBe(price(completion.usage!));
@@ -40,7 +33,7 @@ describe.each(modes)('fallback to the next deployment (%s)', (mode) => {
   });
 
   test('a stream falls back before its first byte', async () => {
-    const { data: stream, response } = await client.chat.completions.create({
+    const { data: stream, response } = await stack.openai.chat.completions.create({
       model: E2E_FALLBACK_MODEL, messages: [{ role: 'user', content: 'stream after falling back' }], stream: true, stream_options: { include_usage: true },
     }).withResponse();
     let usage: OpenAI.CompletionUsage | undefined;

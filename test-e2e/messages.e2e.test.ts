@@ -1,8 +1,7 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest, type ApiResponse } from './harness/api';
 import { E2E_CLAUDE_MODEL, E2E_MODEL, E2E_NATIVE_DROP_MODEL, E2E_NATIVE_ERROR_MODEL, E2E_PRICE } from './harness/catalog';
-import { startStack, type StackMode, type TestStack } from './harness/stack';
+import { useStack, type StackMode } from './harness/stack';
 
 const modes: StackMode[] = ['processes', 'embedded'];
 const ANTHROPIC_VERSION = { 'anthropic-version': '2023-06-01' };
@@ -13,26 +12,15 @@ function expectedChargeMicros(usage: { input_tokens: number; output_tokens: numb
 }
 
 describe.each(modes)('POST /v1/messages through the edge (%s)', (mode) => {
-  let stack: TestStack;
-  let client: Anthropic;
+  const stack = useStack(mode);
   const user = (content: string) => [{ role: 'user' as const, content }];
   /** Raw call with the key in `x-api-key`, as Anthropic clients send it. */
   const messages = (body: Record<string, unknown>, key: string | null = stack.key): Promise<ApiResponse> =>
     api(stack.baseURL, 'POST', '/messages', { body, headers: { ...ANTHROPIC_VERSION, ...(key ? { 'x-api-key': key } : {}) } });
 
-  beforeAll(async () => {
-    stack = await startStack(mode);
-    // The SDK appends /v1/messages itself and sends the key as x-api-key.
-    client = new Anthropic({ apiKey: stack.key, baseURL: stack.baseURL.replace(/\/v1$/, ''), maxRetries: 0 });
-  }, 120_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  }, 30_000);
-
   test('a Message passes through and is billed once, found by x-request-id and by its msg_ id', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const { data: message, response } = await client.messages.create({
+    const { data: message, response } = await stack.anthropic.messages.create({
       model: E2E_CLAUDE_MODEL, max_tokens: 256, system: 'be brief', messages: user('hello claude through the gateway'),
     }).withResponse();
     expect(message).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn' });
@@ -54,7 +42,7 @@ describe.each(modes)('POST /v1/messages through the edge (%s)', (mode) => {
 
   test('messages.stream delivers the provider events and a final message, billed once', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const { data: stream, response } = await client.messages.stream({ model: E2E_CLAUDE_MODEL, max_tokens: 256, messages: user('stream these words back') }).withResponse();
+    const { data: stream, response } = await stack.anthropic.messages.stream({ model: E2E_CLAUDE_MODEL, max_tokens: 256, messages: user('stream these words back') }).withResponse();
     const types: string[] = [];
     stream.on('streamEvent', (event) => types.push(event.type));
     const final = await stream.finalMessage();
@@ -107,7 +95,7 @@ describe.each(modes)('POST /v1/messages through the edge (%s)', (mode) => {
     expectEnvelope(await messages({ ...body, model: E2E_MODEL }), 400, 'unsupported_api', 'model');
     expectEnvelope(await messages(body, stack.brokeKey), 402, 'insufficient_balance');
     expectEnvelope(await messages({ ...body, model: E2E_NATIVE_ERROR_MODEL }), 502, 'upstream_error');
-    await expect(client.messages.create({ ...body, model: 'no/such-model' })).rejects.toMatchObject({ status: 404 });
+    await expect(stack.anthropic.messages.create({ ...body, model: 'no/such-model' })).rejects.toMatchObject({ status: 404 });
   });
 
   test('an upstream failure after the first byte ends the stream with an error event', async () => {

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest, type ApiResponse } from './harness/api';
 import { E2E_CLAUDE_MODEL, E2E_MODEL, E2E_NATIVE_DROP_MODEL, E2E_NATIVE_ERROR_MODEL, E2E_PRICE } from './harness/catalog';
-import { startStack, type StackMode, type TestStack } from './harness/stack';
+import { useStack, type StackMode } from './harness/stack';
 
 const modes: StackMode[] = ['processes', 'embedded'];
 
@@ -21,23 +21,13 @@ function sseEvents(text: string): Array<{ event: string; data: any }> { // eslin
 }
 
 describe.each(modes)('POST /v1/responses through the edge (%s)', (mode) => {
-  let stack: TestStack;
-  let client: OpenAI;
+  const stack = useStack(mode);
   const responses = (body: Record<string, unknown>, key?: string): Promise<ApiResponse> =>
     api(stack.baseURL, 'POST', '/responses', { key: key ?? stack.key, body });
 
-  beforeAll(async () => {
-    stack = await startStack(mode);
-    client = new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 });
-  }, 120_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  }, 30_000);
-
   test('a Response passes through and is billed once, found by x-request-id and by its resp_ id', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const { data: response, response: raw } = await client.responses.create({
+    const { data: response, response: raw } = await stack.openai.responses.create({
       model: E2E_MODEL, instructions: 'be brief', input: 'hello gateway from responses', metadata: { suite: 'e2e' },
     }).withResponse();
     expect(response).toMatchObject({ object: 'response', status: 'completed', output_text: 'Echo: hello gateway from responses', metadata: { suite: 'e2e' } });
@@ -66,7 +56,7 @@ describe.each(modes)('POST /v1/responses through the edge (%s)', (mode) => {
 
   test('a stream passes the provider events through, ends with response.completed, and is billed once', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const { data: stream, response: raw } = await client.responses.create({ model: E2E_MODEL, input: 'stream these words back', stream: true }).withResponse();
+    const { data: stream, response: raw } = await stack.openai.responses.create({ model: E2E_MODEL, input: 'stream these words back', stream: true }).withResponse();
     const types: string[] = [];
     let text = '';
     let completed: OpenAI.Responses.Response | undefined;
@@ -103,7 +93,7 @@ describe.each(modes)('POST /v1/responses through the edge (%s)', (mode) => {
     for (const [method, path] of [['GET', '/responses/resp_abc'], ['GET', '/responses/resp_abc/input_items'], ['POST', '/responses/resp_abc/cancel']]) {
       expectEnvelope(await api(stack.baseURL, method, path, { key: stack.key }), 501, 'unsupported_feature');
     }
-    await expect(client.responses.retrieve('resp_abc')).rejects.toMatchObject({ status: 501 });
+    await expect(stack.openai.responses.retrieve('resp_abc')).rejects.toMatchObject({ status: 501 });
   });
 
   test.each([
@@ -134,7 +124,7 @@ describe.each(modes)('POST /v1/responses through the edge (%s)', (mode) => {
     expectEnvelope(await responses({ model: E2E_CLAUDE_MODEL, input: 'x' }), 400, 'unsupported_api', 'model');
     expectEnvelope(await responses({ model: E2E_MODEL, input: 'x' }, stack.brokeKey), 402, 'insufficient_balance');
     expectEnvelope(await api(stack.baseURL, 'POST', '/responses', { key: stack.key, rawBody: '{"model": ' }), 400);
-    await expect(client.responses.create({ model: 'no/such-model', input: 'x' })).rejects.toMatchObject({ status: 404 });
+    await expect(stack.openai.responses.create({ model: 'no/such-model', input: 'x' })).rejects.toMatchObject({ status: 404 });
   });
 
   test('an upstream failure before the first byte is an error response, streamed or not', async () => {

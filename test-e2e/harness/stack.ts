@@ -3,6 +3,8 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { createBus, type Bus } from '@gw/bus';
 import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
@@ -27,6 +29,10 @@ export interface TestStack {
   brokeKey: string;
   /** The bus the services use, to inject events the way a redelivery would. */
   bus: Bus;
+  /** OpenAI SDK client on the edge with `key`; no retries, so every status reaches the test. */
+  openai: OpenAI;
+  /** Anthropic SDK client on the edge with `key` (the SDK appends /v1/messages and sends the key as x-api-key). */
+  anthropic: Anthropic;
   /** `processes` mode only: kill one service's process (SIGKILL: no graceful shutdown) and start a new one. */
   processes?: {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
@@ -49,21 +55,72 @@ function seeds(tag: string) {
   return { accountId, key, brokeKey, json: JSON.stringify(accounts) };
 }
 
+/** The edge and the services of one stack, without the SDK clients. */
+type StartedStack = Omit<TestStack, 'openai' | 'anthropic'>;
+
 export async function startStack(mode: StackMode): Promise<TestStack> {
-  return mode === 'processes' ? startProcesses() : startEmbedded();
+  const stack = mode === 'processes' ? await startProcesses() : await startEmbedded();
+  return {
+    ...stack,
+    openai: new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 }),
+    anthropic: new Anthropic({ apiKey: stack.key, baseURL: stack.baseURL.replace(/\/v1$/, ''), maxRetries: 0 }),
+  };
+}
+
+/**
+ * A stack of `mode` for the enclosing describe block: started before its tests, stopped after them. The object
+ * is filled in once beforeAll has run, so read its fields inside tests, not at describe time.
+ */
+export function useStack(mode: StackMode): TestStack {
+  const stack = {} as TestStack;
+  beforeAll(async () => {
+    Object.assign(stack, await startStack(mode));
+  }, 120_000);
+  afterAll(async () => {
+    await stack.stop?.();
+  }, 30_000);
+  return stack;
+}
+
+/** The ports of the services, free right now. */
+async function freeServicePorts() {
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
+  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp };
+}
+
+type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
+
+/** What the services get in either mode: seed accounts, catalogue, async chat timings, and where each listens and calls. */
+function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts): NodeJS.ProcessEnv {
+  return {
+    SEED_ACCOUNTS: seedAccounts,
+    CATALOG_FILE: catalogFile,
+    ...ASYNC_CHAT_E2E_ENV,
+    SIMULATOR_API_KEY: 'e2e-simulator-key',
+    EDGE_PORT: String(p.edge),
+    EDGE_ADMIN_PORT: String(p.edgeAdmin),
+    KEYS_HTTP_PORT: String(p.keysHttp),
+    KEYS_GRPC_PORT: String(p.keysGrpc),
+    BILLING_HTTP_PORT: String(p.billingHttp),
+    BILLING_GRPC_PORT: String(p.billingGrpc),
+    INFERENCE_HTTP_PORT: String(p.inferenceHttp),
+    KEYS_GRPC_ADDR: `127.0.0.1:${p.keysGrpc}`,
+    BILLING_GRPC_ADDR: `127.0.0.1:${p.billingGrpc}`,
+    KEYS_HTTP_URL: `http://127.0.0.1:${p.keysHttp}`,
+    BILLING_HTTP_URL: `http://127.0.0.1:${p.billingHttp}`,
+    INFERENCE_HTTP_URL: `http://127.0.0.1:${p.inferenceHttp}`,
+  };
 }
 
 /** Every service as its own process on the real engines (MONGO_URL, KAFKA_BROKERS from the jest setup). */
-async function startProcesses(): Promise<TestStack> {
+async function startProcesses(): Promise<StartedStack> {
   const mongoUrl = process.env.MONGO_URL;
   const brokers = process.env.KAFKA_BROKERS;
   if (!mongoUrl || !brokers) throw new Error('MONGO_URL and KAFKA_BROKERS must be set (the jest global setup starts the engines)');
   const tag = randomBytes(4).toString('hex');
   const s = seeds(tag);
   const logDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-logs-'));
-  const [sim, edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, slowSim] = await Promise.all(
-    Array.from({ length: 9 }, () => freePort()),
-  );
+  const [ports, sim, slowSim] = await Promise.all([freeServicePorts(), freePort(), freePort()]);
   const dbUrl = new URL(mongoUrl);
   dbUrl.pathname = `/gw_e2e_${tag}`;
   const env: NodeJS.ProcessEnv = {
@@ -75,22 +132,7 @@ async function startProcesses(): Promise<TestStack> {
     KAFKA_BROKERS: brokers,
     // Stacks of parallel test files share the broker; each gets its own topics and consumer groups.
     BUS_NAMESPACE: `e2e-${tag}`,
-    SEED_ACCOUNTS: s.json,
-    CATALOG_FILE: writeE2ECatalog(sim, slowSim),
-    ...ASYNC_CHAT_E2E_ENV,
-    SIMULATOR_API_KEY: 'e2e-simulator-key',
-    EDGE_PORT: String(edgePort),
-    EDGE_ADMIN_PORT: String(edgeAdmin),
-    KEYS_HTTP_PORT: String(keysHttp),
-    KEYS_GRPC_PORT: String(keysGrpc),
-    BILLING_HTTP_PORT: String(billingHttp),
-    BILLING_GRPC_PORT: String(billingGrpc),
-    INFERENCE_HTTP_PORT: String(inferenceHttp),
-    KEYS_GRPC_ADDR: `127.0.0.1:${keysGrpc}`,
-    BILLING_GRPC_ADDR: `127.0.0.1:${billingGrpc}`,
-    KEYS_HTTP_URL: `http://127.0.0.1:${keysHttp}`,
-    BILLING_HTTP_URL: `http://127.0.0.1:${billingHttp}`,
-    INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}`,
+    ...serviceEnv(s.json, writeE2ECatalog(sim, slowSim), ports),
   };
   const children: ChildProcess[] = [];
   const byName = new Map<string, { child: ChildProcess; file: string; args: string[] }>();
@@ -117,28 +159,22 @@ async function startProcesses(): Promise<TestStack> {
       setTimeout(() => c.kill('SIGKILL'), 8000).unref();
     })));
   };
+  const readyUrl: Record<ServiceName, string> = {
+    billing: `http://127.0.0.1:${ports.billingHttp}/readyz`,
+    keys: `http://127.0.0.1:${ports.keysHttp}/readyz`,
+    inference: `http://127.0.0.1:${ports.inferenceHttp}/readyz`,
+    edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
+  };
   try {
-    await waitFor('services ready', async () =>
-      (await Promise.all([
-        httpOk(`http://127.0.0.1:${billingHttp}/readyz`),
-        httpOk(`http://127.0.0.1:${keysHttp}/readyz`),
-        httpOk(`http://127.0.0.1:${inferenceHttp}/readyz`),
-        httpOk(`http://127.0.0.1:${edgeAdmin}/readyz`),
-      ])).every(Boolean), 90_000);
+    await waitFor('services ready', async () => (await Promise.all(Object.values(readyUrl).map(httpOk))).every(Boolean), 90_000);
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
   }
   const bus = createBus({ engine: 'kafka', brokers: brokers.split(','), clientId: `e2e-${tag}`, namespace: `e2e-${tag}` }, createLogger('e2e-bus', 'warn'));
-  const readyUrl: Record<ServiceName, string> = {
-    billing: `http://127.0.0.1:${billingHttp}/readyz`,
-    keys: `http://127.0.0.1:${keysHttp}/readyz`,
-    inference: `http://127.0.0.1:${inferenceHttp}/readyz`,
-    edge: `http://127.0.0.1:${edgeAdmin}/readyz`,
-  };
   return {
     mode: 'processes',
-    baseURL: `http://127.0.0.1:${edgePort}/v1`,
+    baseURL: `http://127.0.0.1:${ports.edge}/v1`,
     accountId: s.accountId,
     key: s.key,
     brokeKey: s.brokeKey,
@@ -169,33 +205,13 @@ async function startProcesses(): Promise<TestStack> {
 }
 
 /** The single-process embedded mode, as `pnpm start` runs it, on a temp data dir. */
-async function startEmbedded(): Promise<TestStack> {
+async function startEmbedded(): Promise<StartedStack> {
   const tag = randomBytes(4).toString('hex');
   const s = seeds(tag);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-data-'));
   const sim = await startSimulators({ port: 0 });
   const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
-  const [edgePort, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(
-    Array.from({ length: 7 }, () => freePort()),
-  );
-  const env: NodeJS.ProcessEnv = {
-    SEED_ACCOUNTS: s.json,
-    CATALOG_FILE: writeE2ECatalog(sim.port, slowSim.port),
-    ...ASYNC_CHAT_E2E_ENV,
-    SIMULATOR_API_KEY: 'e2e-simulator-key',
-    EDGE_PORT: String(edgePort),
-    EDGE_ADMIN_PORT: String(edgeAdmin),
-    KEYS_HTTP_PORT: String(keysHttp),
-    KEYS_GRPC_PORT: String(keysGrpc),
-    BILLING_HTTP_PORT: String(billingHttp),
-    BILLING_GRPC_PORT: String(billingGrpc),
-    INFERENCE_HTTP_PORT: String(inferenceHttp),
-    KEYS_GRPC_ADDR: `127.0.0.1:${keysGrpc}`,
-    BILLING_GRPC_ADDR: `127.0.0.1:${billingGrpc}`,
-    KEYS_HTTP_URL: `http://127.0.0.1:${keysHttp}`,
-    BILLING_HTTP_URL: `http://127.0.0.1:${billingHttp}`,
-    INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}`,
-  };
+  const env = serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), await freeServicePorts());
   const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
   return {
     mode: 'embedded',

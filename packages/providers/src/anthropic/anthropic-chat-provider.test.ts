@@ -1,32 +1,20 @@
 import { GatewayError, InputError, NotFoundError, RateLimitError, TimeoutError, UpstreamError } from '@gw/platform';
-import { isRetryableUpstreamError, type ChatCompletionRequest, type ChatTarget } from '@gw/provider-spec';
-import { SNAPSHOT_SUFFIX, startAnthropicSimulator, type AnthropicSimulator } from '../../../simulators/src';
+import { isRetryableUpstreamError, type ChatCompletionRequest } from '@gw/provider-spec';
+import { SNAPSHOT_SUFFIX, startAnthropicSimulator } from '../../../simulators/src';
 import { createChatProvider } from '../create-chat-provider';
-import { OriginPools } from '../http/origin-pools';
+import { itMapsTransportFailures } from '../testing/chat-transport';
+import { expectTypedFailure } from '../testing/collect';
 import { AnthropicChatProvider } from './anthropic-chat-provider';
 import { ANTHROPIC_VERSION } from './anthropic-http';
-import { anthropicFixtures } from './fixtures/simulator-fixtures';
+import { useAnthropicChatUpstream } from './fixtures/simulator-fixtures';
 import * as recorded from './fixtures/recorded-anthropic-shapes';
 
 const user = (content: string): ChatCompletionRequest['messages'] => [{ role: 'user', content }];
 const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } };
 
 describe('AnthropicChatProvider against the Anthropic simulator', () => {
-  let sim: AnthropicSimulator;
-  let provider: AnthropicChatProvider;
-  let target: ChatTarget;
-
-  beforeAll(async () => {
-    sim = await startAnthropicSimulator({ fixtures: anthropicFixtures });
-    provider = new AnthropicChatProvider(new OriginPools());
-    target = { baseUrl: sim.baseUrl, apiKey: 'sk-ant-upstream', providerModel: 'claude-sonnet-4-5', timeoutMs: 2_000 };
-  });
-  afterAll(async () => {
-    await provider.close();
-    await sim.close();
-  });
-
-  const withModel = (providerModel: string, overrides: Partial<ChatTarget> = {}): ChatTarget => ({ ...target, providerModel, ...overrides });
+  const up = useAnthropicChatUpstream();
+  const { withModel } = up;
 
   it('is what the factory creates for kind "anthropic"', async () => {
     const created = createChatProvider('anthropic');
@@ -37,7 +25,7 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
 
   describe('chat', () => {
     it('answers with the served model, the message id, normalized usage and the request id', async () => {
-      const { completion, usage } = await provider.chat({ model: 'acme/claude', messages: [{ role: 'system', content: 'be nice' }, ...user('hello there')] }, target);
+      const { completion, usage } = await up.provider.chat({ model: 'acme/claude', messages: [{ role: 'system', content: 'be nice' }, ...user('hello there')] }, up.target);
       expect(completion).toEqual({
         id: expect.stringMatching(/^msg_sim/),
         object: 'chat.completion',
@@ -50,8 +38,8 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
     });
 
     it('sends the credential, the API version and the converted body', async () => {
-      await provider.chat({ model: 'x', messages: [{ role: 'system', content: 'sys' }, ...user('hi')], stop: 'END', extra_body: { metadata: { user_id: 'u1' } } }, withModel('claude-x', { extraHeaders: { 'Anthropic-Beta': 'beta-1' } }));
-      const { headers, body } = sim.lastRequest!;
+      await up.provider.chat({ model: 'x', messages: [{ role: 'system', content: 'sys' }, ...user('hi')], stop: 'END', extra_body: { metadata: { user_id: 'u1' } } }, withModel('claude-x', { extraHeaders: { 'Anthropic-Beta': 'beta-1' } }));
+      const { headers, body } = up.sim.lastRequest!;
       expect(headers).toMatchObject({ 'x-api-key': 'sk-ant-upstream', 'anthropic-version': ANTHROPIC_VERSION, 'anthropic-beta': 'beta-1', 'content-type': 'application/json' });
       expect(headers.authorization).toBeUndefined();
       expect(JSON.parse(body)).toEqual({ model: 'claude-x', max_tokens: 4096, system: 'sys', messages: [{ role: 'user', content: 'hi' }], stop_sequences: ['END'], metadata: { user_id: 'u1' } });
@@ -61,12 +49,12 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
       ['the cap cuts the answer', { max_completion_tokens: 2 }, 'Echo: a', 'length'],
       ['a stop sequence ends it', { stop: ['d'] }, 'Echo: a b c', 'stop'],
     ])('reports the finish reason when %s', async (_name, extra, content, finishReason) => {
-      const { completion } = await provider.chat({ model: 'x', messages: user('a b c d'), ...extra }, target);
+      const { completion } = await up.provider.chat({ model: 'x', messages: user('a b c d'), ...extra }, up.target);
       expect(completion.choices[0]).toMatchObject({ message: { content }, finish_reason: finishReason });
     });
 
     it('answers a tool call with the input as JSON arguments', async () => {
-      const { completion } = await provider.chat({ model: 'x', messages: user('cats'), tools: [weather] }, withModel('sim-tools'));
+      const { completion } = await up.provider.chat({ model: 'x', messages: user('cats'), tools: [weather] }, withModel('sim-tools'));
       expect(completion.choices[0]).toEqual({
         index: 0,
         message: { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(/^toolu_/), type: 'function', function: { name: 'get_weather', arguments: '{"query":"cats"}' } }] },
@@ -77,13 +65,13 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
 
     it('answers a json_schema response_format through the forced tool as JSON content', async () => {
       const response_format = { type: 'json_schema' as const, json_schema: { name: 'lookup', schema: { type: 'object', properties: { query: { type: 'string' } } } } };
-      const { completion } = await provider.chat({ model: 'x', messages: user('dogs'), response_format }, target);
+      const { completion } = await up.provider.chat({ model: 'x', messages: user('dogs'), response_format }, up.target);
       expect(completion.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: '{"query":"dogs"}' }, logprobs: null, finish_reason: 'stop' });
-      expect(JSON.parse(sim.lastRequest!.body).tool_choice).toEqual({ type: 'tool', name: 'lookup' });
+      expect(JSON.parse(up.sim.lastRequest!.body).tool_choice).toEqual({ type: 'tool', name: 'lookup' });
     });
 
     it('reports a refusal in message.refusal with null content', async () => {
-      const { completion } = await provider.chat({ model: 'x', messages: user('bad idea') }, withModel('sim-refusal'));
+      const { completion } = await up.provider.chat({ model: 'x', messages: user('bad idea') }, withModel('sim-refusal'));
       expect(completion.choices[0]).toMatchObject({ message: { role: 'assistant', content: null, refusal: expect.any(String) }, finish_reason: 'stop' });
     });
 
@@ -91,9 +79,9 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
       ['returned', {}, 'Considering: think hard'],
       ['excluded', { exclude: true }, undefined],
     ])('returns thinking text as reasoning unless excluded: %s', async (_name, extra, reasoning) => {
-      const { completion } = await provider.chat({ model: 'x', messages: user('think hard'), reasoning: { effort: 'low', ...extra } }, target);
+      const { completion } = await up.provider.chat({ model: 'x', messages: user('think hard'), reasoning: { effort: 'low', ...extra } }, up.target);
       expect(completion.choices[0].message).toEqual({ role: 'assistant', content: 'Echo: think hard', ...(reasoning ? { reasoning } : {}) });
-      expect(JSON.parse(sim.lastRequest!.body).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+      expect(JSON.parse(up.sim.lastRequest!.body).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     });
 
     it.each([
@@ -110,7 +98,7 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
       ['refusal message', 'refusal-message', recorded.refusalMessage.id, { content: null, refusal: "I can't help with that request." }, 'stop', { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 }],
     ])('converts a recorded %s', async (_name, fixture, id, message, finishReason, usage) => {
       const req: ChatCompletionRequest = { model: 'x', messages: user('hi'), reasoning: { max_tokens: 1024 } };
-      const { completion, usage: got } = await provider.chat(req, withModel(`sim-fixture-${fixture}`));
+      const { completion, usage: got } = await up.provider.chat(req, withModel(`sim-fixture-${fixture}`));
       expect(completion.id).toBe(id);
       expect(completion.model).toBe('claude-sonnet-4-5-20250929');
       expect(completion.choices[0]).toEqual({ index: 0, message: { role: 'assistant', ...message }, logprobs: null, finish_reason: finishReason });
@@ -124,14 +112,14 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
       ['n', { n: 3 }],
       ['seed', { seed: 7 }],
     ])('%s is a 400 naming the parameter, before any upstream call', async (param, extra) => {
-      const before = sim.requests;
+      const before = up.sim.requests;
       for (const method of ['chat', 'chatStream'] as const) {
-        const err = await provider[method]({ model: 'x', messages: user('hi'), ...extra }, target).catch((e: unknown) => e);
+        const err = await up.provider[method]({ model: 'x', messages: user('hi'), ...extra }, up.target).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(InputError);
         expect(err).toMatchObject({ status: 400, param });
         expect(isRetryableUpstreamError(err)).toBe(false);
       }
-      expect(sim.requests).toBe(before);
+      expect(up.sim.requests).toBe(before);
     });
   });
 
@@ -158,53 +146,25 @@ describe('AnthropicChatProvider against the Anthropic simulator', () => {
     ];
 
     it.each(failures)('chat: %s', async (_name, model, type, fields, retryable) => {
-      const err = await provider.chat({ model: 'x', messages: user('hi') }, withModel(model)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(type);
-      expect(err).toMatchObject(fields);
-      expect(isRetryableUpstreamError(err)).toBe(retryable);
+      const err = await up.provider.chat({ model: 'x', messages: user('hi') }, withModel(model)).catch((e: unknown) => e);
+      expectTypedFailure(err, type, fields, retryable);
     });
 
     it.each(failures.filter(([, model]) => !model.includes('message') && model !== 'sim-drop'))('chatStream throws before the first chunk: %s', async (_name, model, type, fields, retryable) => {
-      const err = await provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(model)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(type);
-      expect(err).toMatchObject(fields);
-      expect(isRetryableUpstreamError(err)).toBe(retryable);
+      const err = await up.provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(model)).catch((e: unknown) => e);
+      expectTypedFailure(err, type, fields, retryable);
     });
 
     it('keeps upstream messages of credential failures to itself', async () => {
-      const err = await provider.chat({ model: 'x', messages: user('hi') }, withModel('sim-error-401')).catch((e: unknown) => e);
+      const err = await up.provider.chat({ model: 'x', messages: user('hi') }, withModel('sim-error-401')).catch((e: unknown) => e);
       expect((err as Error).message).not.toContain('x-api-key');
     });
 
     it('reports a missing gateway credential as upstream_auth_error', async () => {
-      const err = await provider.chat({ model: 'x', messages: user('hi') }, withModel('claude-x', { apiKey: undefined })).catch((e: unknown) => e);
+      const err = await up.provider.chat({ model: 'x', messages: user('hi') }, withModel('claude-x', { apiKey: undefined })).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 502, code: 'upstream_auth_error' });
     });
 
-    it.each(['chat', 'chatStream'] as const)('%s: times out with a retryable TimeoutError', async (method) => {
-      const slow = withModel('claude-x', { timeoutMs: 100, extraHeaders: { 'X-Sim-Latency-Ms': '1000' } });
-      const started = performance.now();
-      const err = await provider[method]({ model: 'x', messages: user('hi') }, slow).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(TimeoutError);
-      expect(isRetryableUpstreamError(err)).toBe(true);
-      expect(performance.now() - started).toBeLessThan(900);
-    });
-
-    it.each(['chat', 'chatStream'] as const)('%s: a refused connection is a retryable 502', async (method) => {
-      const closed = await startAnthropicSimulator();
-      await closed.close();
-      const err = await provider[method]({ model: 'x', messages: user('hi') }, withModel('claude-x', { baseUrl: closed.baseUrl })).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(UpstreamError);
-      expect(err).toMatchObject({ status: 502, code: 'upstream_error' });
-      expect(isRetryableUpstreamError(err)).toBe(true);
-    });
-
-    it('rethrows the caller cancellation as the caller reason', async () => {
-      const controller = new AbortController();
-      const reason = new Error('client went away');
-      const call = provider.chat({ model: 'x', messages: user('hi') }, withModel('claude-x', { extraHeaders: { 'x-sim-latency-ms': '1000' } }), controller.signal);
-      setTimeout(() => controller.abort(reason), 30);
-      await expect(call).rejects.toBe(reason);
-    });
+    itMapsTransportFailures(up, { model: 'claude-x', startSimulator: () => startAnthropicSimulator() });
   });
 });

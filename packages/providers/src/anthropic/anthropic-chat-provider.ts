@@ -1,11 +1,11 @@
 import type { ChatCompletion, ChatCompletionRequest, ChatProvider, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
-import { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { translateEventStream } from '../http/translate-event-stream';
-import { malformedUpstreamError, mapTransportError } from '../http/upstream-errors';
+import { callUpstream, openUpstreamStream } from '../http/upstream-call';
+import { readJsonAnswer } from '../http/upstream-json';
 import { anthropicMessageSchema } from './anthropic-api';
 import { AnthropicChatStreamTranslator } from './anthropic-chat-stream';
-import { anthropicRequestId, parseJsonBody, postMessages } from './anthropic-http';
+import { anthropicRequestId, postMessages } from './anthropic-http';
 import { convertAnthropicUsage } from './convert-anthropic-usage';
 import { convertAnthropicMessage } from './convert-from-anthropic-message';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request';
@@ -19,30 +19,19 @@ export class AnthropicChatProvider implements ChatProvider {
   async chat(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<{ completion: ChatCompletion; usage: Usage }> {
     // Converted before any connection is made: an unsupported parameter is the caller's 400, never a retry.
     const request = convertToAnthropicRequest(req, target.providerModel, false);
-    const deadline = new Deadline(target.timeoutMs, signal);
-    try {
+    return callUpstream(target, signal, async (deadline) => {
       const res = await postMessages(this.pools, target, { body: JSON.stringify(request.body), stream: false }, deadline);
-      const parsed = anthropicMessageSchema.safeParse(parseJsonBody(await res.body.text()));
-      if (!parsed.success) throw malformedUpstreamError('response');
-      const usage = convertAnthropicUsage(parsed.data.usage, anthropicRequestId(res.headers) ?? parsed.data.id);
-      return { completion: convertAnthropicMessage(parsed.data, usage, request), usage };
-    } catch (err) {
-      throw mapTransportError(err, deadline);
-    } finally {
-      deadline.dispose();
-    }
+      const { data } = await readJsonAnswer(res, anthropicMessageSchema);
+      const usage = convertAnthropicUsage(data.usage, anthropicRequestId(res.headers) ?? data.id);
+      return { completion: convertAnthropicMessage(data, usage, request), usage };
+    });
   }
 
   async chatStream(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<ChatStream> {
     const request = convertToAnthropicRequest(req, target.providerModel, true);
-    const deadline = new Deadline(target.timeoutMs, signal);
-    let res;
-    try {
-      res = await postMessages(this.pools, target, { body: JSON.stringify(request.body), stream: true }, deadline);
-    } catch (err) {
-      deadline.dispose();
-      throw mapTransportError(err, deadline);
-    }
+    const { res, deadline } = await openUpstreamStream(target, signal, (d) =>
+      postMessages(this.pools, target, { body: JSON.stringify(request.body), stream: true }, d),
+    );
     const translator = new AnthropicChatStreamTranslator({
       jsonToolName: request.jsonToolName,
       includeReasoning: request.includeReasoning,

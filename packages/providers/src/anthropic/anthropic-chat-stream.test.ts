@@ -1,10 +1,10 @@
 import { GatewayError, RateLimitError, UpstreamError } from '@gw/platform';
-import { isRetryableUpstreamError, type ChatCompletionChunk, type ChatCompletionRequest, type ChatTarget } from '@gw/provider-spec';
-import { SNAPSHOT_SUFFIX, startAnthropicSimulator, type AnthropicSimulator } from '../../../simulators/src';
-import { OriginPools } from '../http/origin-pools';
-import { AnthropicChatProvider } from './anthropic-chat-provider';
+import { isRetryableUpstreamError, type ChatCompletionChunk, type ChatCompletionRequest } from '@gw/provider-spec';
+import { SNAPSHOT_SUFFIX } from '../../../simulators/src';
+import { itReusesConnections } from '../testing/chat-transport';
+import { collect, collectUntilError, joinToolCalls } from '../testing/collect';
 import type { ChatCompletionDeltaWithReasoning } from './anthropic-chat-stream';
-import { anthropicFixtures, collect, collectUntilError } from './fixtures/simulator-fixtures';
+import { useAnthropicChatUpstream } from './fixtures/simulator-fixtures';
 
 const user = (content: string): ChatCompletionRequest['messages'] => [{ role: 'user', content }];
 const streamed = (extra: Partial<ChatCompletionRequest> = {}, content = 'hi'): ChatCompletionRequest => ({ model: 'x', messages: user(content), stream: true, ...extra });
@@ -14,38 +14,11 @@ const text = (chunks: ChatCompletionChunk[]) => deltas(chunks).map((d) => d.cont
 const reasoning = (chunks: ChatCompletionChunk[]) => deltas(chunks).map((d) => d.reasoning ?? '').join('');
 const finishReasons = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean);
 
-/** Joins tool call fragments by index, as a client would. */
-function toolCalls(chunks: ChatCompletionChunk[]): Array<{ id?: string; name?: string; arguments: string }> {
-  const calls: Array<{ id?: string; name?: string; arguments: string }> = [];
-  for (const delta of deltas(chunks)) {
-    for (const fragment of delta.tool_calls ?? []) {
-      const call = (calls[fragment.index] ??= { arguments: '' });
-      if (fragment.id) call.id = fragment.id;
-      if (fragment.function?.name) call.name = fragment.function.name;
-      call.arguments += fragment.function?.arguments ?? '';
-    }
-  }
-  return calls;
-}
-
 describe('AnthropicChatProvider streaming against the Anthropic simulator', () => {
-  let sim: AnthropicSimulator;
-  let provider: AnthropicChatProvider;
-  let target: ChatTarget;
-
-  beforeAll(async () => {
-    sim = await startAnthropicSimulator({ fixtures: anthropicFixtures });
-    provider = new AnthropicChatProvider(new OriginPools());
-    target = { baseUrl: sim.baseUrl, apiKey: 'sk-ant-upstream', providerModel: 'claude-sonnet-4-5', timeoutMs: 2_000 };
-  });
-  afterAll(async () => {
-    await provider.close();
-    await sim.close();
-  });
-
-  const withModel = (providerModel: string): ChatTarget => ({ ...target, providerModel });
+  const up = useAnthropicChatUpstream();
+  const { withModel } = up;
   const run = async (req: ChatCompletionRequest, model = 'claude-sonnet-4-5') => {
-    const stream = await provider.chatStream(req, withModel(model));
+    const stream = await up.provider.chatStream(req, withModel(model));
     return { chunks: await collect(stream.chunks), usage: stream.usage() };
   };
 
@@ -62,7 +35,7 @@ describe('AnthropicChatProvider streaming against the Anthropic simulator', () =
     expect(chunks.at(-1)?.choices[0]).toEqual({ index: 0, delta: {}, finish_reason: 'stop' });
     expect(chunks.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
     expect(usage).toEqual({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5, provider_request_id: expect.stringMatching(/^req_sim/) });
-    expect(JSON.parse(sim.lastRequest!.body).stream).toBe(true);
+    expect(JSON.parse(up.sim.lastRequest!.body).stream).toBe(true);
   });
 
   it('ends with a usage-only chunk when the caller asked for it', async () => {
@@ -81,7 +54,7 @@ describe('AnthropicChatProvider streaming against the Anthropic simulator', () =
   it('streams tool call deltas by call index', async () => {
     const tools = [{ type: 'function', function: { name: 'search' } }];
     const { chunks } = await run(streamed({ tools }, 'dogs and cats'), 'sim-tools');
-    expect(toolCalls(chunks)).toEqual([{ id: expect.stringMatching(/^toolu_/), name: 'search', arguments: '{"query":"dogs and cats"}' }]);
+    expect(joinToolCalls(chunks)).toEqual([{ id: expect.stringMatching(/^toolu_/), name: 'search', arguments: '{"query":"dogs and cats"}' }]);
     expect(finishReasons(chunks)).toEqual(['tool_calls']);
   });
 
@@ -89,7 +62,7 @@ describe('AnthropicChatProvider streaming against the Anthropic simulator', () =
     const response_format = { type: 'json_schema' as const, json_schema: { name: 'lookup', schema: { type: 'object' } } };
     const { chunks } = await run(streamed({ response_format }, 'dogs'));
     expect(text(chunks)).toBe('{"query":"dogs"}');
-    expect(toolCalls(chunks)).toEqual([]);
+    expect(joinToolCalls(chunks)).toEqual([]);
     expect(finishReasons(chunks)).toEqual(['stop']);
   });
 
@@ -119,7 +92,7 @@ describe('AnthropicChatProvider streaming against the Anthropic simulator', () =
     it('converts text followed by parallel tool calls; block indexes become call indexes', async () => {
       const { chunks, usage } = await run(streamed(), 'sim-fixture-tool-use-stream');
       expect(text(chunks)).toBe('Okay, let me check.');
-      expect(toolCalls(chunks)).toEqual([
+      expect(joinToolCalls(chunks)).toEqual([
         { id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', arguments: '{"location": "San Francisco, CA"}' },
         { id: 'toolu_01Bq8z2Lm5Nx7Pw9Rt3Vy6Kc', name: 'get_weather', arguments: '{"location": "Bogotá"}' },
       ]);
@@ -137,7 +110,7 @@ describe('AnthropicChatProvider streaming against the Anthropic simulator', () =
     it('passes over event, block and delta types it does not know', async () => {
       const { chunks } = await run(streamed(), 'sim-fixture-future-event-stream');
       expect(text(chunks)).toBe('Found it');
-      expect(toolCalls(chunks)).toEqual([]);
+      expect(joinToolCalls(chunks)).toEqual([]);
       expect(finishReasons(chunks)).toEqual(['stop']);
     });
   });
@@ -152,7 +125,7 @@ describe('AnthropicChatProvider streaming against the Anthropic simulator', () =
       ['a connection dropped mid-stream', 'sim-drop', UpstreamError, /./, true],
     ];
     it.each(cases)('ends with a typed error on %s', async (_name, model, type, message, retryable) => {
-      const { chunks } = await provider.chatStream(streamed(), withModel(model));
+      const { chunks } = await up.provider.chatStream(streamed(), withModel(model));
       const { received, error } = await collectUntilError(chunks);
       expect(received.length).toBeGreaterThanOrEqual(1);
       expect(received[0].choices[0].delta.role).toBe('assistant');
@@ -162,33 +135,5 @@ describe('AnthropicChatProvider streaming against the Anthropic simulator', () =
     });
   });
 
-  it('releases the connection when the caller stops early, even before the first chunk', async () => {
-    const single = new AnthropicChatProvider(new OriginPools({ connections: 1 }));
-    try {
-      const req = streamed({}, 'one two three');
-      const first = await single.chatStream(req, target);
-      for await (const _ of first.chunks) break;
-      const second = await single.chatStream(req, target);
-      await second.chunks[Symbol.asyncIterator]().return?.();
-      const third = await single.chatStream(req, target);
-      expect(text(await collect(third.chunks))).toBe('Echo: one two three');
-    } finally {
-      await single.close();
-    }
-  });
-
-  it('reuses keep-alive connections for sequential calls, streamed or not', async () => {
-    const pools = new OriginPools();
-    const own = new AnthropicChatProvider(pools);
-    try {
-      for (let i = 0; i < 5; i++) {
-        await own.chat({ model: 'x', messages: user('a') }, target);
-        await collect((await own.chatStream(streamed(), target)).chunks);
-      }
-      // undici may open a second socket when a call is dispatched just before the previous one is released.
-      expect(pools.forOrigin(sim.url).stats.connected).toBeLessThanOrEqual(2);
-    } finally {
-      await own.close();
-    }
-  });
+  itReusesConnections(up);
 });

@@ -1,8 +1,6 @@
-import { UpstreamError } from '@gw/platform';
-import { markRetryable, type ChatCompletionChunk, type ChatCompletionDelta, type ServerSentEvent, type Usage } from '@gw/provider-spec';
-import { malformedUpstreamError } from '../http/upstream-errors';
+import type { ChatCompletionChunk, ChatCompletionDelta, ServerSentEvent, Usage } from '@gw/provider-spec';
+import { unfinishedStreamError } from '../http/upstream-errors';
 import {
-  anthropicStreamEventSchema,
   isInputJsonDelta,
   isTextBlock,
   isTextDelta,
@@ -11,7 +9,8 @@ import {
   KNOWN_STREAM_EVENT_TYPES,
   type AnthropicStreamEvent,
 } from './anthropic-api';
-import { mapAnthropicStreamError } from './anthropic-error';
+import { anthropicErrorDetail, mapAnthropicStreamError } from './anthropic-error';
+import { parseAnthropicStreamEvent } from './anthropic-stream-event';
 import { AnthropicStreamUsage } from './convert-anthropic-usage';
 import { DEFAULT_REFUSAL, finishReason } from './convert-from-anthropic-message';
 import type { AnthropicRequest } from './convert-to-anthropic-request';
@@ -48,17 +47,8 @@ export class AnthropicChatStreamTranslator {
   /** The chunks to pass on for one event; none for events that carry nothing for the caller. */
   translate(sse: ServerSentEvent): ChatCompletionChunk[] {
     if (this.stopped) return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(sse.data);
-    } catch {
-      throw malformedUpstreamError('stream event');
-    }
-    const type = (json as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || !KNOWN_STREAM_EVENT_TYPES.has(type)) return [];
-    const parsed = anthropicStreamEventSchema.safeParse(json);
-    if (!parsed.success) throw malformedUpstreamError('stream event');
-    const event = parsed.data;
+    const event = parseAnthropicStreamEvent(sse.data, KNOWN_STREAM_EVENT_TYPES);
+    if (!event) return [];
 
     switch (event.type) {
       case 'message_start':
@@ -76,10 +66,8 @@ export class AnthropicChatStreamTranslator {
       case 'message_stop':
         this.stopped = true;
         return this.opts.callerWantsUsage ? [{ ...this.chunk({}), choices: [], usage: this.usage() }] : [];
-      case 'error': {
-        const { type: errorType, message } = event.error;
-        throw mapAnthropicStreamError({ type: errorType ?? undefined, message: message ?? undefined, param: null, code: null });
-      }
+      case 'error':
+        throw mapAnthropicStreamError(anthropicErrorDetail(event.error));
       default:
         return []; // ping, content_block_stop
     }
@@ -87,7 +75,7 @@ export class AnthropicChatStreamTranslator {
 
   /** Called when the body ended: a stream cut off before message_stop is a failed call, not a short answer. */
   end(): void {
-    if (!this.stopped) throw markRetryable(new UpstreamError('The provider stream ended before the answer was finished'), true);
+    if (!this.stopped) throw unfinishedStreamError();
   }
 
   usage(): Usage | null {

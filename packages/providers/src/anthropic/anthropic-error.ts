@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { UpstreamError } from '@gw/platform';
 import { markRetryable } from '@gw/provider-spec';
 import { mapUpstreamHttpError, type TaggedError, type UpstreamErrorDetail } from '../http/upstream-errors';
-import { anthropicErrorSchema } from './anthropic-api';
+import { parseErrorBody } from '../http/upstream-json';
+import { anthropicErrorSchema, type AnthropicError } from './anthropic-api';
 
 export interface AnthropicErrorDetail extends UpstreamErrorDetail {
   /** Anthropic's `error.type`, e.g. `overloaded_error`. */
@@ -25,19 +26,14 @@ const STATUS_OF_ERROR_TYPE: Record<string, number> = {
 
 /** Reads `{type: 'error', error: {type, message}}`; empty when the body is not one. */
 export function parseAnthropicError(body: string | unknown): AnthropicErrorDetail {
-  let value: unknown = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return {};
-    }
-  }
-  const parsed = anthropicErrorSchema.safeParse(value);
-  if (!parsed.success) return {};
-  const { type, message } = parsed.data.error;
+  const parsed = parseErrorBody(body, anthropicErrorSchema);
+  return parsed ? anthropicErrorDetail(parsed.error) : {};
+}
+
+/** The `error` object of an error body or of an in-stream `error` event. */
+export function anthropicErrorDetail(error: AnthropicError['error']): AnthropicErrorDetail {
   // Anthropic names no parameter and has no error code beyond the type.
-  return { message: message ?? undefined, param: null, code: null, type: type ?? undefined };
+  return { message: error.message ?? undefined, param: null, code: null, type: error.type ?? undefined };
 }
 
 /** Maps a non-2xx answer (API-NOTES "Errors from providers"); 529 overloaded is an ordinary retryable 5xx. */

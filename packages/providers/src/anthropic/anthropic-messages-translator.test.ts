@@ -1,11 +1,12 @@
 import { GatewayError, InputError, RateLimitError, UpstreamError } from '@gw/platform';
-import { isRetryableUpstreamError, type ChatTarget, type NativeEvent, type NativeRequest } from '@gw/provider-spec';
-import { SNAPSHOT_SUFFIX, startAnthropicSimulator, type AnthropicSimulator } from '../../../simulators/src';
+import { isRetryableUpstreamError, type NativeEvent, type NativeRequest } from '@gw/provider-spec';
+import { SNAPSHOT_SUFFIX, startAnthropicSimulator } from '../../../simulators/src';
 import { createNativeTranslator } from '../create-native-translator';
-import { OriginPools } from '../http/origin-pools';
+import { collect, collectUntilError, expectTypedFailure } from '../testing/collect';
+import { useSimulatedUpstream } from '../testing/simulated-upstream';
 import { ANTHROPIC_VERSION } from './anthropic-http';
 import { AnthropicMessagesTranslator } from './anthropic-messages-translator';
-import { anthropicFixtures, collect, collectUntilError } from './fixtures/simulator-fixtures';
+import { anthropicFixtures } from './fixtures/simulator-fixtures';
 import * as recorded from './fixtures/recorded-anthropic-shapes';
 
 const nativeBody = (model: string, extra: Record<string, unknown> = {}) => ({
@@ -30,18 +31,10 @@ function recordedEvents(stream: string): NativeEvent[] {
 }
 
 describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
-  let sim: AnthropicSimulator;
-  let translator: AnthropicMessagesTranslator;
-  let target: ChatTarget;
-
-  beforeAll(async () => {
-    sim = await startAnthropicSimulator({ fixtures: anthropicFixtures });
-    translator = new AnthropicMessagesTranslator(new OriginPools());
-    target = { baseUrl: sim.baseUrl, apiKey: 'sk-ant-upstream', providerModel: 'unused-for-native', timeoutMs: 2_000 };
-  });
-  afterAll(async () => {
-    await translator.close();
-    await sim.close();
+  const up = useSimulatedUpstream({
+    start: () => startAnthropicSimulator({ fixtures: anthropicFixtures }),
+    create: (pools) => new AnthropicMessagesTranslator(pools),
+    target: { apiKey: 'sk-ant-upstream', providerModel: 'unused-for-native' },
   });
 
   it('is what the factory creates for messages:anthropic', () => {
@@ -53,26 +46,26 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
   describe('call', () => {
     it('forwards the client body as given with the gateway credential and the default version', async () => {
       const req = native('claude-sonnet-4-5');
-      await translator.call(req, target);
-      const { headers, body } = sim.lastRequest!;
+      await up.provider.call(req, up.target);
+      const { headers, body } = up.sim.lastRequest!;
       expect(body).toBe(JSON.stringify(req.body));
       expect(headers).toMatchObject({ 'x-api-key': 'sk-ant-upstream', 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' });
     });
 
     it("lets the client's anthropic-version and anthropic-beta win, and nothing else of its headers", async () => {
       const headers = { 'Anthropic-Version': '2099-01-01', 'anthropic-beta': 'prompt-caching-2024-07-31', 'x-api-key': 'client-key', authorization: 'Bearer client' };
-      await translator.call(native('claude-sonnet-4-5', {}, headers), target);
-      expect(sim.lastRequest!.headers).toMatchObject({ 'anthropic-version': '2099-01-01', 'anthropic-beta': 'prompt-caching-2024-07-31', 'x-api-key': 'sk-ant-upstream' });
-      expect(sim.lastRequest!.headers.authorization).toBeUndefined();
+      await up.provider.call(native('claude-sonnet-4-5', {}, headers), up.target);
+      expect(up.sim.lastRequest!.headers).toMatchObject({ 'anthropic-version': '2099-01-01', 'anthropic-beta': 'prompt-caching-2024-07-31', 'x-api-key': 'sk-ant-upstream' });
+      expect(up.sim.lastRequest!.headers.authorization).toBeUndefined();
     });
 
     it('drops a stream flag that disagrees with the call, and nothing else', async () => {
-      await translator.call(native('claude-sonnet-4-5', { stream: true }), target);
-      expect(sim.lastRequest!.body).toBe(JSON.stringify(nativeBody('claude-sonnet-4-5')));
+      await up.provider.call(native('claude-sonnet-4-5', { stream: true }), up.target);
+      expect(up.sim.lastRequest!.body).toBe(JSON.stringify(nativeBody('claude-sonnet-4-5')));
     });
 
     it('returns the answer with usage, id and served model', async () => {
-      const res = await translator.call(native('claude-sonnet-4-5'), target);
+      const res = await up.provider.call(native('claude-sonnet-4-5'), up.target);
       expect(res).toEqual({
         status: 200,
         body: expect.objectContaining({ type: 'message', content: [{ type: 'text', text: 'Echo: hello there' }] }),
@@ -87,7 +80,7 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
       ['text message', 'text-message', recorded.textMessage, { prompt_tokens: 2363, completion_tokens: 9, total_tokens: 2372 }],
       ['thinking message', 'thinking-message', recorded.thinkingMessage, { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 }],
     ])('keeps a recorded %s byte-for-byte equivalent and reads its usage', async (_name, fixture, body, usage) => {
-      const res = await translator.call(native(`sim-fixture-${fixture}`), target);
+      const res = await up.provider.call(native(`sim-fixture-${fixture}`), up.target);
       expect(JSON.stringify(res.body)).toBe(anthropicFixtures[fixture].body);
       expect(res.body).toEqual(body);
       expect(res).toMatchObject({ usage: { ...usage, provider_request_id: 'req_recorded' }, providerResponseId: body.id, servedModel: body.model });
@@ -96,7 +89,7 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
 
   describe('stream', () => {
     it('forwards the recorded events untouched and reads usage, id and model', async () => {
-      const stream = await translator.stream(native('sim-fixture-text-stream', { stream: true }), target);
+      const stream = await up.provider.stream(native('sim-fixture-text-stream', { stream: true }), up.target);
       expect(await collect(stream.events)).toEqual(recordedEvents(recorded.textStream));
       expect(stream.usage()).toEqual({ prompt_tokens: 35, completion_tokens: 15, total_tokens: 50, provider_request_id: 'req_recorded' });
       expect(stream.providerResponseId()).toBe('msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY');
@@ -104,18 +97,18 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
     });
 
     it('reads cumulative usage from message_delta and passes unknown events on', async () => {
-      const thinking = await translator.stream(native('sim-fixture-thinking-stream'), target);
+      const thinking = await up.provider.stream(native('sim-fixture-thinking-stream'), up.target);
       expect(await collect(thinking.events)).toEqual(recordedEvents(recorded.thinkingStream));
       expect(thinking.usage()).toMatchObject({ prompt_tokens: 40, completion_tokens: 130, total_tokens: 170 });
 
-      const future = await translator.stream(native('sim-fixture-future-event-stream'), target);
+      const future = await up.provider.stream(native('sim-fixture-future-event-stream'), up.target);
       expect((await collect(future.events)).map((e) => e.event)).toContain('message_annotation');
     });
 
     it("streams the simulator's event sequence, asking for a stream even if the body did not", async () => {
-      const stream = await translator.stream(native('claude-sonnet-4-5'), target);
+      const stream = await up.provider.stream(native('claude-sonnet-4-5'), up.target);
       const events = await collect(stream.events);
-      expect(JSON.parse(sim.lastRequest!.body)).toEqual({ ...nativeBody('claude-sonnet-4-5'), stream: true });
+      expect(JSON.parse(up.sim.lastRequest!.body)).toEqual({ ...nativeBody('claude-sonnet-4-5'), stream: true });
       expect(events.map((e) => e.event)).toEqual([
         'message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_delta',
         'content_block_stop', 'message_delta', 'message_stop',
@@ -130,7 +123,7 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
       ['a body that ends before message_stop', 'sim-fixture-truncated-stream', UpstreamError, true],
       ['a connection dropped mid-stream', 'sim-drop', UpstreamError, true],
     ])('ends with a typed error, and no upstream error event forwarded, on %s', async (_name, model, type, retryable) => {
-      const stream = await translator.stream(native(model), target);
+      const stream = await up.provider.stream(native(model), up.target);
       const { received, error } = await collectUntilError(stream.events);
       expect(received[0].event).toBe('message_start');
       expect(received.some((e) => e.event === 'error')).toBe(false);
@@ -139,12 +132,12 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
     });
 
     it('forwards content events without parsing them, but fails on a message_start it cannot read', async () => {
-      const unparsed = await translator.stream(native('sim-fixture-invalid-json-stream'), target);
+      const unparsed = await up.provider.stream(native('sim-fixture-invalid-json-stream'), up.target);
       const cut = await collectUntilError(unparsed.events);
       expect(cut.received.at(-1)?.data).toBe('{"type": "content_block_delta", "index": 0,');
       expect((cut.error as Error).message).toMatch(/ended before/);
 
-      const malformed = await translator.stream(native('sim-fixture-malformed-message-start-stream'), target);
+      const malformed = await up.provider.stream(native('sim-fixture-malformed-message-start-stream'), up.target);
       const { received, error } = await collectUntilError(malformed.events);
       expect(received).toEqual([]);
       expect(error).toBeInstanceOf(UpstreamError);
@@ -157,7 +150,7 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
       [{ type: 'rate_limit_error', message: 'slow down' }, { type: 'rate_limit_error', message: 'slow down' }],
       [{ type: 'service_unavailable_error', message: 'busy' }, { type: 'overloaded_error', message: 'busy' }],
     ])('encodes a gateway failure %j as an Anthropic error event', async (err, error) => {
-      const stream = await translator.stream(native('claude-sonnet-4-5'), target);
+      const stream = await up.provider.stream(native('claude-sonnet-4-5'), up.target);
       await collect(stream.events);
       const event = stream.errorEvent(err);
       expect(event.event).toBe('error');
@@ -174,15 +167,13 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
     ];
     it.each(failures)('%s', async (_name, model, type, fields, retryable) => {
       for (const method of ['call', 'stream'] as const) {
-        const err = await translator[method](native(model), target).catch((e: unknown) => e);
-        expect(err).toBeInstanceOf(type);
-        expect(err).toMatchObject(fields);
-        expect(isRetryableUpstreamError(err)).toBe(retryable);
+        const err = await up.provider[method](native(model), up.target).catch((e: unknown) => e);
+        expectTypedFailure(err, type, fields, retryable);
       }
     });
 
     it('reports a 200 answer that is not a message as malformed', async () => {
-      const err = await translator.call(native('sim-fixture-malformed-message'), target).catch((e: unknown) => e);
+      const err = await up.provider.call(native('sim-fixture-malformed-message'), up.target).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UpstreamError);
       expect((err as Error).message).toContain('malformed');
     });

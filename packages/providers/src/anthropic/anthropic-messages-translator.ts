@@ -1,11 +1,11 @@
 import type { ChatTarget, NativeApiTranslator, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
-import { Deadline } from '../http/deadline';
+import { nativeEventStream, nativeResponse } from '../http/native-event-stream';
 import { OriginPools } from '../http/origin-pools';
-import { translateEventStream } from '../http/translate-event-stream';
-import { malformedUpstreamError, mapTransportError } from '../http/upstream-errors';
+import { callUpstream, openUpstreamStream } from '../http/upstream-call';
+import { readJsonAnswer } from '../http/upstream-json';
 import { anthropicMessageEnvelopeSchema } from './anthropic-api';
-import { anthropicRequestId, parseJsonBody, postMessages } from './anthropic-http';
-import { AnthropicNativeStreamObserver, anthropicErrorEvent } from './anthropic-native-stream';
+import { anthropicRequestId, postMessages } from './anthropic-http';
+import { AnthropicNativeStreamObserver } from './anthropic-native-stream';
 import { convertAnthropicUsage } from './convert-anthropic-usage';
 
 /**
@@ -19,45 +19,19 @@ export class AnthropicMessagesTranslator implements NativeApiTranslator {
   constructor(private readonly pools: OriginPools = new OriginPools()) {}
 
   async call(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeResponse> {
-    const deadline = new Deadline(target.timeoutMs, signal);
-    try {
+    return callUpstream(target, signal, async (deadline) => {
       const call = { body: bodyFor(req.body, false), stream: false, clientHeaders: req.headers };
       const res = await postMessages(this.pools, target, call, deadline);
-      const body = parseJsonBody(await res.body.text());
-      const envelope = anthropicMessageEnvelopeSchema.safeParse(body);
-      if (!envelope.success) throw malformedUpstreamError('response');
-      const { id, model, usage } = envelope.data;
-      return {
-        status: res.statusCode,
-        body,
-        usage: convertAnthropicUsage(usage, anthropicRequestId(res.headers) ?? id),
-        providerResponseId: id,
-        servedModel: model,
-      };
-    } catch (err) {
-      throw mapTransportError(err, deadline);
-    } finally {
-      deadline.dispose();
-    }
+      const { json, data } = await readJsonAnswer(res, anthropicMessageEnvelopeSchema);
+      return nativeResponse(res, json, data, convertAnthropicUsage(data.usage, anthropicRequestId(res.headers) ?? data.id));
+    });
   }
 
   async stream(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeStream> {
-    const deadline = new Deadline(target.timeoutMs, signal);
-    let res;
-    try {
-      res = await postMessages(this.pools, target, { body: bodyFor(req.body, true), stream: true, clientHeaders: req.headers }, deadline);
-    } catch (err) {
-      deadline.dispose();
-      throw mapTransportError(err, deadline);
-    }
-    const observer = new AnthropicNativeStreamObserver(anthropicRequestId(res.headers));
-    return {
-      events: translateEventStream(res, deadline, (event) => observer.observe(event), () => observer.end()),
-      usage: () => observer.usage(),
-      providerResponseId: () => observer.id,
-      servedModel: () => observer.model,
-      errorEvent: anthropicErrorEvent,
-    };
+    const { res, deadline } = await openUpstreamStream(target, signal, (d) =>
+      postMessages(this.pools, target, { body: bodyFor(req.body, true), stream: true, clientHeaders: req.headers }, d),
+    );
+    return nativeEventStream(res, deadline, new AnthropicNativeStreamObserver(anthropicRequestId(res.headers)));
   }
 
   /** Releases pooled upstream connections. */

@@ -1,8 +1,8 @@
-import { UpstreamError } from '@gw/platform';
-import { markRetryable, type NativeEvent, type ServerSentEvent, type Usage } from '@gw/provider-spec';
-import { malformedUpstreamError } from '../http/upstream-errors';
-import { anthropicStreamEventSchema } from './anthropic-api';
-import { mapAnthropicStreamError } from './anthropic-error';
+import type { NativeEvent, ServerSentEvent, Usage } from '@gw/provider-spec';
+import { forwardedEvent, type NativeStreamObserver } from '../http/native-event-stream';
+import { unfinishedStreamError } from '../http/upstream-errors';
+import { anthropicErrorDetail, mapAnthropicStreamError } from './anthropic-error';
+import { parseAnthropicStreamEvent } from './anthropic-stream-event';
 import { AnthropicStreamUsage } from './convert-anthropic-usage';
 
 /** The only events the passthrough reads; every other event is forwarded without being parsed. */
@@ -13,28 +13,19 @@ const READ_EVENTS = new Set(['message_start', 'message_delta', 'message_stop', '
  * id, model and usage from message_start and message_delta. An upstream `error` event is thrown as a typed
  * error instead of forwarded, so the gateway reports it once, through `anthropicErrorEvent`.
  */
-export class AnthropicNativeStreamObserver {
-  id = '';
-  model = '';
+export class AnthropicNativeStreamObserver implements NativeStreamObserver {
+  private id = '';
+  private model = '';
   private stopped = false;
   private readonly usageSeen = new AnthropicStreamUsage();
 
   constructor(private readonly providerRequestId: string | undefined) {}
 
   observe(sse: ServerSentEvent): NativeEvent[] {
-    const forwarded: NativeEvent = sse.event === undefined ? { data: sse.data } : { event: sse.event, data: sse.data };
+    const forwarded = forwardedEvent(sse);
     if (sse.event !== undefined && !READ_EVENTS.has(sse.event)) return [forwarded];
-    let json: unknown;
-    try {
-      json = JSON.parse(sse.data);
-    } catch {
-      throw malformedUpstreamError('stream event');
-    }
-    const type = (json as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || !READ_EVENTS.has(type)) return [forwarded];
-    const parsed = anthropicStreamEventSchema.safeParse(json);
-    if (!parsed.success) throw malformedUpstreamError('stream event');
-    const event = parsed.data;
+    const event = parseAnthropicStreamEvent(sse.data, READ_EVENTS);
+    if (!event) return [forwarded];
     if (event.type === 'message_start') {
       this.id = event.message.id;
       this.model = event.message.model;
@@ -44,19 +35,30 @@ export class AnthropicNativeStreamObserver {
     } else if (event.type === 'message_stop') {
       this.stopped = true;
     } else if (event.type === 'error') {
-      const { type: errorType, message } = event.error;
-      throw mapAnthropicStreamError({ type: errorType ?? undefined, message: message ?? undefined, param: null, code: null });
+      throw mapAnthropicStreamError(anthropicErrorDetail(event.error));
     }
     return [forwarded];
   }
 
   /** Called when the body ended: a stream cut off before message_stop is a failed call. */
   end(): void {
-    if (!this.stopped) throw markRetryable(new UpstreamError('The provider stream ended before the answer was finished'), true);
+    if (!this.stopped) throw unfinishedStreamError();
   }
 
   usage(): Usage | null {
     return this.usageSeen.current(this.providerRequestId ?? (this.id || undefined));
+  }
+
+  responseId(): string {
+    return this.id;
+  }
+
+  servedModel(): string {
+    return this.model;
+  }
+
+  errorEvent(err: { type: string; message: string }): NativeEvent {
+    return anthropicErrorEvent(err);
   }
 }
 

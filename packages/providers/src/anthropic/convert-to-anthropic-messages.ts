@@ -1,5 +1,6 @@
 import { InputError } from '@gw/platform';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from '@gw/provider-spec';
+import { parseToolArguments } from '../convert/parse-tool-arguments';
 
 /** One Anthropic content block; built here from our parts, or passed on as the caller gave it. */
 export type AnthropicBlock = { type: string } & Record<string, unknown>;
@@ -117,21 +118,8 @@ function imageBlock(part: ChatContentPart, path: string): AnthropicBlock {
 function toolUseBlocks(calls: ChatToolCall[], path: string): AnthropicBlock[] {
   return calls.map((call, j) => {
     if (call.type !== 'function') throw new InputError(`Tool calls of type "${call.type}" are not supported`, `${path}[${j}].type`);
-    return { type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments, `${path}[${j}].function.arguments`) };
+    return { type: 'tool_use', id: call.id, name: call.function.name, input: parseToolArguments(call.function.arguments, `${path}[${j}].function.arguments`) };
   });
-}
-
-/** Anthropic takes the call's input as an object; ours carries it as JSON text. */
-function parseArguments(text: string, path: string): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new InputError('Tool call arguments must be a JSON object', path);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError('Tool call arguments must be a JSON object', path);
-  return value as Record<string, unknown>;
 }
 
 function toolResultBlock(m: ChatMessage, path: string): AnthropicBlock {

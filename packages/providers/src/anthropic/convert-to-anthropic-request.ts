@@ -1,5 +1,6 @@
 import { InputError } from '@gw/platform';
 import type { ChatCompletionRequest, ChatTool, ChatToolChoice, ReasoningEffort, ResponseFormat } from '@gw/provider-spec';
+import { GATEWAY_FIELD_POLICY, type RequestFieldPolicy } from '../convert/request-field-policy';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
 
 /** Anthropic requires `max_tokens`; this is the answer room when the caller set no cap. */
@@ -11,13 +12,13 @@ const MAX_EFFORT_BUDGET = 32_000;
 type FieldFate = 'convert' | 'drop' | { rejectWhen: (value: unknown) => boolean };
 
 /**
- * What happens to each request field on the way to Anthropic. A Record over every key of the request, so a
- * new field does not compile until someone decides its fate here.
+ * What happens to each request field on the way to Anthropic (see RequestFieldPolicy):
  *  - convert: rewritten below
  *  - drop:    gateway-only, or a hint with no Anthropic counterpart and no effect on the answer's shape
  *  - reject:  asks for something Anthropic cannot do; reported as a 400 naming the parameter
  */
-export const ANTHROPIC_FIELD_POLICY: Record<keyof ChatCompletionRequest, FieldFate> = {
+export const ANTHROPIC_FIELD_POLICY: RequestFieldPolicy<FieldFate> = {
+  ...GATEWAY_FIELD_POLICY,
   model: 'convert', // replaced by the target's provider model id
   messages: 'convert', // system hoisted, roles merged, parts and tool calls rewritten
   temperature: 'convert',
@@ -27,23 +28,12 @@ export const ANTHROPIC_FIELD_POLICY: Record<keyof ChatCompletionRequest, FieldFa
   max_tokens: 'convert', // -> max_tokens
   frequency_penalty: { rejectWhen: (v) => typeof v === 'number' && v !== 0 },
   presence_penalty: { rejectWhen: (v) => typeof v === 'number' && v !== 0 },
-  context_length: 'drop', // a routing hint for the gateway
   stream: 'convert', // set by the call kind, not by the body
   stream_options: 'convert', // Anthropic always streams usage; include_usage only decides what the caller sees
   tools: 'convert', // -> name / description / input_schema
   tool_choice: 'convert', // required -> any, named function -> tool
   parallel_tool_calls: 'convert', // false -> disable_parallel_tool_use
-  previous_response_id: 'drop', // Responses API state; chat completions are stateless
-  conversation: 'drop', // Responses API state
   prompt_cache_key: 'drop', // Anthropic caches by cache_control markers, not by key
-  store: 'drop', // would store caller data at the provider under the gateway's account
-  truncation: 'drop', // Responses API only
-  include: 'drop', // Responses API only
-  metadata: 'drop', // the caller's metadata for the gateway
-  extra_body: 'convert', // merged into the body
-  provider_options: 'drop', // consumed by routing
-  schema_params: 'drop', // gateway structured-output settings; response_format carries the schema upstream
-  network_search: 'drop', // a gateway feature, not an upstream parameter
   reasoning: 'convert', // -> thinking
   response_format: 'convert', // json -> a forced tool whose input is the answer
   logprobs: { rejectWhen: (v) => v === true },

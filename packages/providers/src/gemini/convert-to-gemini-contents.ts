@@ -1,5 +1,6 @@
 import { InputError } from '@gw/platform';
 import type { ChatMessage } from '@gw/provider-spec';
+import { parseToolArguments } from '../convert/parse-tool-arguments';
 import type { GeminiContent, GeminiPart } from './gemini-api';
 import { convertUserContent, textOfContent } from './convert-to-gemini-parts';
 
@@ -74,22 +75,10 @@ function convertAssistant(m: ChatMessage, param: string, toolNames: Map<string, 
   (m.tool_calls ?? []).forEach((call, j) => {
     const callParam = `${param}.tool_calls[${j}]`;
     toolNames.set(call.id, call.function.name);
-    const part: GeminiPart = { functionCall: { name: call.function.name, args: parseArguments(call.function.arguments, `${callParam}.function.arguments`) } };
+    const part: GeminiPart = { functionCall: { name: call.function.name, args: parseToolArguments(call.function.arguments, `${callParam}.function.arguments`) } };
     // Only the first call of a step carries a signature (parallel calls share it).
     if (needsSignatures && j === 0) part.thoughtSignature = SIGNATURE_BYPASS;
     parts.push(part);
   });
   return parts;
-}
-
-function parseArguments(args: string, param: string): Record<string, unknown> {
-  if (args.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(args);
-  } catch {
-    throw new InputError('Tool call arguments must be a JSON object', param);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError('Tool call arguments must be a JSON object', param);
-  return value as Record<string, unknown>;
 }

@@ -1,17 +1,18 @@
 import { InputError } from '@gw/platform';
 import type { ChatCompletionRequest, ChatTool, ChatToolChoice, ReasoningOptions } from '@gw/provider-spec';
+import { GATEWAY_FIELD_POLICY, type RequestFieldPolicy } from '../convert/request-field-policy';
 import type { GeminiGenerationConfig, GeminiRequest } from './gemini-api';
 import { convertJsonSchemaToGeminiSchema, convertToolParameters } from './convert-json-schema-to-gemini-schema';
 import { convertToGeminiContents } from './convert-to-gemini-contents';
 
 /**
- * What happens to each request field on the way to Gemini. Typed as a Record over every key of the request
- * so that a new request field does not compile until someone decides its fate here.
+ * What happens to each request field on the way to Gemini (see RequestFieldPolicy):
  *  - convert: rewritten into Gemini's shape below
  *  - drop:    gateway-only, or without a Gemini counterpart whose absence changes nothing the caller relies on
  *  - reject:  the caller relies on it and Gemini cannot do it: 400 naming the field, never silently dropped
  */
-export const GEMINI_FIELD_POLICY: Record<keyof ChatCompletionRequest, 'convert' | 'drop' | 'reject'> = {
+export const GEMINI_FIELD_POLICY: RequestFieldPolicy<'convert' | 'drop' | 'reject'> = {
+  ...GATEWAY_FIELD_POLICY,
   model: 'drop', // the provider model id goes into the URL
   messages: 'convert', // systemInstruction + contents
   temperature: 'convert',
@@ -21,23 +22,12 @@ export const GEMINI_FIELD_POLICY: Record<keyof ChatCompletionRequest, 'convert' 
   max_completion_tokens: 'convert', // maxOutputTokens
   max_tokens: 'convert', // maxOutputTokens when max_completion_tokens is absent
   top_k: 'convert',
-  context_length: 'drop', // a routing hint for the gateway
   stream: 'drop', // chooses the endpoint, not a body field
   stream_options: 'drop', // Gemini always reports usage; the translator decides what the caller sees
   tools: 'convert',
   tool_choice: 'convert',
   parallel_tool_calls: 'drop', // Gemini decides; there is no switch
-  previous_response_id: 'drop', // Responses API state; chat completions are stateless
-  conversation: 'drop', // Responses API state
   prompt_cache_key: 'drop', // Gemini caches implicitly; explicit caches are a separate API
-  store: 'drop', // would store caller data at the provider under the gateway's account
-  truncation: 'drop', // Responses API only
-  include: 'drop', // Responses API only
-  metadata: 'drop', // the caller's metadata for the gateway
-  extra_body: 'convert', // merged into the body
-  provider_options: 'drop', // consumed by routing
-  schema_params: 'drop', // gateway structured-output settings; response_format carries the schema upstream
-  network_search: 'drop', // a gateway feature, not an upstream parameter
   reasoning: 'convert', // thinkingConfig
   response_format: 'convert', // responseMimeType + responseSchema
   logprobs: 'convert', // responseLogprobs

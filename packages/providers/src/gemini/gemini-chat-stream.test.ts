@@ -1,55 +1,24 @@
 import { UpstreamError } from '@gw/platform';
-import { isRetryableUpstreamError, type ChatCompletionChunk, type ChatCompletionRequest, type ChatTarget } from '@gw/provider-spec';
+import { isRetryableUpstreamError, type ChatCompletionChunk, type ChatCompletionRequest } from '@gw/provider-spec';
 // The simulator is this package's upstream in tests; imported by path to keep it out of the runtime deps.
-import { startGeminiSimulator, SNAPSHOT_SUFFIX, type GeminiSimulator } from '../../../simulators/src';
-import { OriginPools } from '../http/origin-pools';
-import { geminiSimulatorFixtures } from './fixtures/simulator-fixtures';
+import { SNAPSHOT_SUFFIX } from '../../../simulators/src';
+import { collect, collectUntilError } from '../testing/collect';
+import { useGeminiChatUpstream } from './fixtures/simulator-fixtures';
 import * as recorded from './fixtures/recorded-gemini-shapes';
-import { GeminiChatProvider } from './gemini-chat-provider';
 
 const ask = (content: string, fields: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({ model: 'acme/gem', messages: [{ role: 'user', content }], stream: true, ...fields });
 const withUsage = { stream_options: { include_usage: true } };
-
-async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const out: ChatCompletionChunk[] = [];
-  for await (const chunk of chunks) out.push(chunk);
-  return out;
-}
-
-/** Collects what arrived before the stream failed, and the failure. */
-async function collectUntilError(chunks: AsyncIterable<ChatCompletionChunk>): Promise<{ received: ChatCompletionChunk[]; error: unknown }> {
-  const received: ChatCompletionChunk[] = [];
-  try {
-    for await (const chunk of chunks) received.push(chunk);
-  } catch (error) {
-    return { received, error };
-  }
-  throw new Error('stream did not fail');
-}
 
 const deltas = (chunks: ChatCompletionChunk[], index = 0) => chunks.flatMap((c) => c.choices.filter((choice) => choice.index === index).map((choice) => choice.delta));
 const text = (chunks: ChatCompletionChunk[], index = 0) => deltas(chunks, index).map((d) => d.content ?? '').join('');
 const finishReasons = (chunks: ChatCompletionChunk[]) => chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter((r) => r !== null);
 
 describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
-  let sim: GeminiSimulator;
-  let provider: GeminiChatProvider;
-  let target: ChatTarget;
-
-  beforeAll(async () => {
-    sim = await startGeminiSimulator({ fixtures: geminiSimulatorFixtures });
-    provider = new GeminiChatProvider(new OriginPools());
-    target = { baseUrl: sim.baseUrl, apiKey: 'gm-upstream', providerModel: 'gemini-2.5-flash', timeoutMs: 2_000 };
-  });
-  afterAll(async () => {
-    await provider.close();
-    await sim.close();
-  });
-
-  const withModel = (providerModel: string): ChatTarget => ({ ...target, providerModel });
+  const up = useGeminiChatUpstream();
+  const { withModel } = up;
 
   it('streams a role chunk, text deltas and a finish chunk; without include_usage only usage() has the usage', async () => {
-    const { chunks, usage } = await provider.chatStream(ask('hi you'), target);
+    const { chunks, usage } = await up.provider.chatStream(ask('hi you'), up.target);
     const received = await collect(chunks);
     expect(received[0]).toEqual({
       id: expect.stringMatching(/^simresp/),
@@ -65,7 +34,7 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
   });
 
   it('ends with a usage-only chunk built from the last usage when the caller asked for it', async () => {
-    const { chunks, usage } = await provider.chatStream(ask('hi', withUsage), target);
+    const { chunks, usage } = await up.provider.chatStream(ask('hi', withUsage), up.target);
     const received = await collect(chunks);
     expect(received.slice(0, -1).every((c) => c.usage === null)).toBe(true);
     expect(received.at(-1)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } });
@@ -74,7 +43,7 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
 
   it('streams a function call as one tool call delta with complete arguments', async () => {
     const tools = [{ type: 'function', function: { name: 'search' } }];
-    const { chunks } = await provider.chatStream(ask('dogs and cats', { tools }), withModel('sim-tools'));
+    const { chunks } = await up.provider.chatStream(ask('dogs and cats', { tools }), withModel('sim-tools'));
     const received = await collect(chunks);
     expect(deltas(received).flatMap((d) => d.tool_calls ?? [])).toEqual([
       { index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'search', arguments: '{"query":"dogs and cats"}' } },
@@ -83,14 +52,14 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
   });
 
   it('streams a blocked answer as a refusal', async () => {
-    const { chunks } = await provider.chatStream(ask('bad'), withModel('sim-refusal'));
+    const { chunks } = await up.provider.chatStream(ask('bad'), withModel('sim-refusal'));
     const received = await collect(chunks);
     expect(deltas(received)).toEqual([{ role: 'assistant', content: '' }, { refusal: 'The provider blocked the response (SAFETY).' }, {}]);
     expect(finishReasons(received)).toEqual(['stop']);
   });
 
   it('streams thoughts as reasoning deltas before the text, and finish length on the cap', async () => {
-    const { chunks, usage } = await provider.chatStream(ask('one two three', { reasoning: { max_tokens: 256 }, max_tokens: 2 }), target);
+    const { chunks, usage } = await up.provider.chatStream(ask('one two three', { reasoning: { max_tokens: 256 }, max_tokens: 2 }), up.target);
     const received = await collect(chunks);
     expect(deltas(received)[1]).toEqual({ reasoning: 'Thinking about: one two three' });
     expect(text(received)).toBe('Echo: one');
@@ -99,7 +68,7 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
   });
 
   it('streams n choices, each announced, filled and finished', async () => {
-    const { chunks } = await provider.chatStream(ask('hi', { n: 2, logprobs: true }), target);
+    const { chunks } = await up.provider.chatStream(ask('hi', { n: 2, logprobs: true }), up.target);
     const received = await collect(chunks);
     expect([text(received, 0), text(received, 1)]).toEqual(['Echo: hi', 'Echo: hi']);
     expect(deltas(received, 1)[0]).toEqual({ role: 'assistant', content: '' });
@@ -109,7 +78,7 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
   });
 
   it('converts a recorded text stream (CRLF framing, empty signed last part)', async () => {
-    const { chunks, usage } = await provider.chatStream(ask('hi', withUsage), withModel('sim-fixture-text-stream'));
+    const { chunks, usage } = await up.provider.chatStream(ask('hi', withUsage), withModel('sim-fixture-text-stream'));
     const received = await collect(chunks);
     expect(text(received)).toBe('There are **3** "r"s in strawberry.');
     expect(received.map((c) => [c.id, c.model])).toEqual(Array(received.length).fill([recorded.textStreamChunks[0].responseId, 'gemini-3-pro-preview']));
@@ -118,7 +87,7 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
   });
 
   it('converts a recorded tool call stream', async () => {
-    const { chunks } = await provider.chatStream(ask('weather'), withModel('sim-fixture-tool-call-stream'));
+    const { chunks } = await up.provider.chatStream(ask('weather'), withModel('sim-fixture-tool-call-stream'));
     const received = await collect(chunks);
     expect(deltas(received).flatMap((d) => d.tool_calls ?? [])).toEqual([
       { index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'weather', arguments: '{"location":"San Francisco"}' } },
@@ -130,7 +99,7 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
     ['blocked prompt', 'blocked-prompt-stream', 'The provider blocked the prompt (PROHIBITED_CONTENT).', ''],
     ['answer blocked midway', 'safety-stream', 'The provider blocked the response (SAFETY).', 'Here is how'],
   ])('converts a recorded %s stream into a refusal', async (_name, fixture, refusal, partialText) => {
-    const { chunks } = await provider.chatStream(ask('x'), withModel(`sim-fixture-${fixture}`));
+    const { chunks } = await up.provider.chatStream(ask('x'), withModel(`sim-fixture-${fixture}`));
     const received = await collect(chunks);
     expect(deltas(received).filter((d) => d.refusal)).toEqual([{ refusal }]);
     expect(text(received)).toBe(partialText);
@@ -144,25 +113,11 @@ describe('GeminiChatProvider.chatStream against the Gemini simulator', () => {
     ['an event that fails the schema', 'sim-fixture-malformed-chunk-stream', /malformed/, false],
     ['an event that is not JSON', 'sim-fixture-invalid-json-stream', /malformed/, false],
   ])('ends with an UpstreamError on %s', async (_name, model, message, retryable) => {
-    const { chunks } = await provider.chatStream(ask('hi there'), withModel(model));
+    const { chunks } = await up.provider.chatStream(ask('hi there'), withModel(model));
     const { received, error } = await collectUntilError(chunks);
     expect(received.length).toBeGreaterThanOrEqual(1);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ status: 502, message: expect.stringMatching(message) });
     expect(isRetryableUpstreamError(error)).toBe(retryable);
-  });
-
-  it('releases the connection when the caller stops early, even before the first chunk', async () => {
-    const single = new GeminiChatProvider(new OriginPools({ connections: 1 }));
-    try {
-      const first = await single.chatStream(ask('one two three'), target);
-      for await (const _ of first.chunks) break;
-      const second = await single.chatStream(ask('one two three'), target);
-      await second.chunks[Symbol.asyncIterator]().return?.();
-      const third = await single.chatStream(ask('one two three'), target);
-      expect(text(await collect(third.chunks))).toBe('Echo: one two three');
-    } finally {
-      await single.close();
-    }
   });
 });

@@ -7,7 +7,8 @@ import {
   type ServerSentEvent,
   type Usage,
 } from '@gw/provider-spec';
-import { malformedUpstreamError } from '../http/upstream-errors';
+import { unfinishedStreamError } from '../http/upstream-errors';
+import { checkUpstreamShape, parseUpstreamJson } from '../http/upstream-json';
 import { geminiResponseSchema, type GeminiCandidate, type GeminiUsageMetadata } from './gemini-api';
 import { readCandidateParts } from './convert-from-gemini-response';
 import { convertGeminiLogprobs } from './convert-gemini-logprobs';
@@ -45,16 +46,9 @@ export class GeminiChatStreamTranslator {
 
   /** The chunks one event yields, in order; none for an event that carries nothing for the caller. */
   translate(event: ServerSentEvent): ChatCompletionChunk[] {
-    let json: unknown;
-    try {
-      json = JSON.parse(event.data);
-    } catch {
-      throw malformedUpstreamError('stream chunk');
-    }
+    const json = parseUpstreamJson(event.data, 'stream chunk');
     if (typeof json === 'object' && json !== null && 'error' in json) throw midStreamError(json);
-    const parsed = geminiResponseSchema.safeParse(json);
-    if (!parsed.success) throw malformedUpstreamError('stream chunk');
-    const res = parsed.data;
+    const res = checkUpstreamShape(json, geminiResponseSchema, 'stream chunk');
     this.id ??= res.responseId || newId('chatcmpl-');
     if (res.modelVersion) this.model = res.modelVersion;
     if (res.usageMetadata) this.lastUsage = res.usageMetadata;
@@ -74,9 +68,7 @@ export class GeminiChatStreamTranslator {
 
   /** Called when the body ended: a stream cut off before every choice finished is a failed call, not a short answer. */
   end(): ChatCompletionChunk[] {
-    if (this.choices.size === 0 || [...this.choices.values()].some((choice) => !choice.finished)) {
-      throw markRetryable(new UpstreamError('The provider stream ended before the answer was finished'), true);
-    }
+    if (this.choices.size === 0 || [...this.choices.values()].some((choice) => !choice.finished)) throw unfinishedStreamError();
     if (!this.callerWantsUsage) return [];
     return [{ id: this.id as string, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: this.usage() }];
   }

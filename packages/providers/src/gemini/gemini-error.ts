@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { UpstreamError } from '@gw/platform';
 import { markRetryable } from '@gw/provider-spec';
 import { mapUpstreamHttpError, type TaggedError } from '../http/upstream-errors';
+import { parseErrorBody } from '../http/upstream-json';
 import { geminiErrorSchema } from './gemini-api';
 
 /** What Google's `{error: {code, message, status, details}}` body says; empty fields when the body is not one. */
@@ -18,17 +19,9 @@ export interface GeminiErrorDetail {
 }
 
 export function parseGeminiError(body: string | unknown): GeminiErrorDetail {
-  let value: unknown = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return {};
-    }
-  }
-  const parsed = geminiErrorSchema.safeParse(value);
-  if (!parsed.success) return {};
-  const { code, message, status, details } = parsed.data.error;
+  const parsed = parseErrorBody(body, geminiErrorSchema);
+  if (!parsed) return {};
+  const { code, message, status, details } = parsed.error;
   const out: GeminiErrorDetail = {};
   if (message) out.message = message;
   if (status) out.status = status;

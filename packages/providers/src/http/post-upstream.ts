@@ -1,26 +1,30 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { ChatTarget } from '@gw/provider-spec';
 import type { Deadline } from './deadline';
 import type { OriginPools } from './origin-pools';
 import { readCappedText } from './read-capped-text';
-import { mapUpstreamHttpError, type UpstreamErrorDetail } from './upstream-errors';
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface UpstreamPost {
   /** Path below the target's base URL, e.g. `/chat/completions`. */
   endpoint: string;
+  /** Query the call adds (e.g. `alt=sse`), after any query of the base URL itself. */
+  query?: string;
   headers: Record<string, string>;
   body: string;
   deadline: Deadline;
-  /** Reads the wire format's error body. */
-  parseError: (text: string) => UpstreamErrorDetail;
+  /** Maps a non-2xx answer (its status, headers and at most 64 KiB of its body) to the wire format's error. */
+  mapError: (status: number, headers: IncomingHttpHeaders, bodyText: string) => Error;
 }
 
 /** POSTs on the pooled origin of `target`; a 2xx answer is returned, anything else thrown as the mapped error. */
 export async function postUpstream(pools: OriginPools, target: ChatTarget, post: UpstreamPost): Promise<Dispatcher.ResponseData> {
-  const { pool, path } = pools.route(target.baseUrl, post.endpoint);
-  const res = await pool.request({
+  const route = pools.route(target.baseUrl, post.endpoint);
+  // route() appends the base URL's own query, if any, after the endpoint.
+  const path = post.query ? `${route.path}${route.path.includes('?') ? '&' : '?'}${post.query}` : route.path;
+  const res = await route.pool.request({
     method: 'POST',
     path,
     headers: post.headers,
@@ -31,5 +35,23 @@ export async function postUpstream(pools: OriginPools, target: ChatTarget, post:
   });
   if (res.statusCode >= 200 && res.statusCode < 300) return res;
   const text = await readCappedText(res.body, MAX_ERROR_BODY_BYTES);
-  throw mapUpstreamHttpError(res.statusCode, res.headers, post.parseError(text));
+  throw post.mapError(res.statusCode, res.headers, text);
+}
+
+/**
+ * The headers every JSON call sends: the target's extra headers (names lower-cased), then the content type and
+ * what it accepts back. The wire format adds its credential after these.
+ */
+export function jsonRequestHeaders(target: ChatTarget, stream: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(target.extraHeaders ?? {})) headers[name.toLowerCase()] = value;
+  headers['content-type'] = 'application/json';
+  headers.accept = stream ? 'text/event-stream' : 'application/json';
+  return headers;
+}
+
+/** A single-valued answer header (the first, when repeated); undefined when absent or empty. */
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) || undefined;
 }

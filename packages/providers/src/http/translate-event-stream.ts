@@ -6,13 +6,14 @@ import { mapTransportError } from './upstream-errors';
 
 /**
  * Feeds the events of a 2xx stream answer to `translate` and yields what it returns; `end` runs when the body
- * ended. Failures become typed errors; the connection is released however iteration stops.
+ * ended (it may throw, or yield closing items). Failures become typed errors; the connection is released
+ * however iteration stops.
  */
 export function translateEventStream<T>(
   res: Dispatcher.ResponseData,
   deadline: Deadline,
   translate: (event: ServerSentEvent) => Iterable<T>,
-  end: () => void,
+  end: () => Iterable<T> | void,
 ): AsyncIterable<T> {
   // From here on the per-request bodyTimeout bounds each gap between events; a long answer is fine.
   deadline.stopTimer();
@@ -28,7 +29,8 @@ export function translateEventStream<T>(
   async function* run(): AsyncGenerator<T> {
     try {
       for await (const event of readServerSentEvents(body)) yield* translate(event);
-      end();
+      const closing = end();
+      if (closing) yield* closing;
     } catch (err) {
       throw mapTransportError(err, deadline);
     } finally {

@@ -77,6 +77,11 @@ export function malformedUpstreamError(what: string): TaggedError {
   return markRetryable(new UpstreamError(`The provider sent a malformed ${what}`), false);
 }
 
+/** A stream whose body ended before the `what` (answer, response) was finished: a failed call, not a short answer. */
+export function unfinishedStreamError(what = 'answer'): TaggedError {
+  return markRetryable(new UpstreamError(`The provider stream ended before the ${what} was finished`), true);
+}
+
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string') return code;

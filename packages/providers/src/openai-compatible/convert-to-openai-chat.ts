@@ -1,13 +1,14 @@
 import type { ChatCompletionRequest, ChatMessage } from '@gw/provider-spec';
+import { GATEWAY_FIELD_POLICY, type RequestFieldPolicy } from '../convert/request-field-policy';
 
 /**
- * What happens to each request field on the way to an OpenAI-style upstream. Typed as a Record over every
- * key of the request so that a new request field does not compile until someone decides its fate here.
+ * What happens to each request field on the way to an OpenAI-style upstream (see RequestFieldPolicy):
  *  - forward: same name and meaning upstream
  *  - convert: rewritten below
  *  - drop:    gateway-only, or not part of OpenAI's chat API (OpenAI rejects unknown arguments)
  */
-export const OPENAI_FIELD_POLICY: Record<keyof ChatCompletionRequest, 'forward' | 'convert' | 'drop'> = {
+export const OPENAI_FIELD_POLICY: RequestFieldPolicy<'forward' | 'convert' | 'drop'> = {
+  ...GATEWAY_FIELD_POLICY,
   model: 'convert', // replaced by the target's provider model id
   messages: 'convert', // rebuilt from known message fields
   temperature: 'forward',
@@ -17,23 +18,12 @@ export const OPENAI_FIELD_POLICY: Record<keyof ChatCompletionRequest, 'forward' 
   max_completion_tokens: 'forward',
   max_tokens: 'forward',
   top_k: 'drop', // not an OpenAI parameter; servers that take it can get it through extra_body
-  context_length: 'drop', // a routing hint for the gateway
   stream: 'convert', // set by the call kind, not by the body
   stream_options: 'convert', // streams always ask for usage, it is what we bill
   tools: 'forward',
   tool_choice: 'forward',
   parallel_tool_calls: 'forward',
-  previous_response_id: 'drop', // Responses API state; chat completions are stateless
-  conversation: 'drop', // Responses API state
   prompt_cache_key: 'forward',
-  store: 'drop', // would store caller data at the provider under the gateway's account
-  truncation: 'drop', // Responses API only
-  include: 'drop', // Responses API only
-  metadata: 'drop', // the caller's metadata for the gateway
-  extra_body: 'convert', // merged into the body
-  provider_options: 'drop', // consumed by routing
-  schema_params: 'drop', // gateway structured-output settings; response_format carries the schema upstream
-  network_search: 'drop', // a gateway feature, not an upstream parameter
   reasoning: 'convert', // effort -> reasoning_effort
   response_format: 'forward',
   logprobs: 'forward',

@@ -17,58 +17,52 @@ const openAIToolCallSchema = z.looseObject({
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
-const logprobsSchema = z.record(z.string(), z.unknown()).nullish();
-
-export const openAIChatResponseSchema = z.looseObject({
-  id: z.string(),
-  created: z.number(),
-  model: z.string(),
-  choices: z.array(
-    z.looseObject({
-      index: z.number(),
-      message: z.looseObject({
-        role: z.string().nullish(),
-        content: z.string().nullish(),
-        refusal: z.string().nullish(),
-        tool_calls: z.array(openAIToolCallSchema).nullish(),
+/** What a completion and a chunk share; only what each choice carries differs (a message, or a delta). */
+function chatEnvelopeSchema<Carried extends z.core.$ZodLooseShape>(carried: Carried) {
+  return z.looseObject({
+    id: z.string(),
+    created: z.number(),
+    model: z.string(),
+    choices: z.array(
+      z.looseObject({
+        index: z.number(),
+        ...carried,
+        logprobs: z.record(z.string(), z.unknown()).nullish(),
+        finish_reason: z.string().nullish(),
       }),
-      logprobs: logprobsSchema,
-      finish_reason: z.string().nullish(),
-    }),
-  ),
-  usage: openAIUsageSchema.nullish(),
+    ),
+    usage: openAIUsageSchema.nullish(),
+  });
+}
+
+export const openAIChatResponseSchema = chatEnvelopeSchema({
+  message: z.looseObject({
+    role: z.string().nullish(),
+    content: z.string().nullish(),
+    refusal: z.string().nullish(),
+    tool_calls: z.array(openAIToolCallSchema).nullish(),
+  }),
 });
 
-export const openAIChatChunkSchema = z.looseObject({
-  id: z.string(),
-  created: z.number(),
-  model: z.string(),
-  choices: z.array(
-    z.looseObject({
-      index: z.number(),
-      // Some compatible servers omit the delta on the finish chunk.
-      delta: z
-        .looseObject({
-          role: z.string().nullish(),
-          content: z.string().nullish(),
-          refusal: z.string().nullish(),
-          tool_calls: z
-            .array(
-              z.looseObject({
-                index: z.number(),
-                id: z.string().nullish(),
-                type: z.literal('function').nullish(),
-                function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
-              }),
-            )
-            .nullish(),
-        })
+export const openAIChatChunkSchema = chatEnvelopeSchema({
+  // Some compatible servers omit the delta on the finish chunk.
+  delta: z
+    .looseObject({
+      role: z.string().nullish(),
+      content: z.string().nullish(),
+      refusal: z.string().nullish(),
+      tool_calls: z
+        .array(
+          z.looseObject({
+            index: z.number(),
+            id: z.string().nullish(),
+            type: z.literal('function').nullish(),
+            function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+          }),
+        )
         .nullish(),
-      logprobs: logprobsSchema,
-      finish_reason: z.string().nullish(),
-    }),
-  ),
-  usage: openAIUsageSchema.nullish(),
+    })
+    .nullish(),
 });
 
 /** An error body, both as an HTTP error answer and as an in-stream `data:` event. */

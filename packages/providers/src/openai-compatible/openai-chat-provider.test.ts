@@ -1,17 +1,14 @@
 import { GatewayError, InputError, NotFoundError, RateLimitError, TimeoutError, UpstreamError } from '@gw/platform';
-import { isRetryableUpstreamError, type ChatCompletionChunk, type ChatCompletionRequest, type ChatTarget } from '@gw/provider-spec';
+import { isRetryableUpstreamError, type ChatCompletionChunk, type ChatCompletionRequest } from '@gw/provider-spec';
 // The simulator is this package's upstream in tests; imported by path to keep it out of the runtime deps.
-import { startOpenAISimulator, SNAPSHOT_SUFFIX, type OpenAISimulator, type SimulatorFixture } from '../../../simulators/src';
+import { startOpenAISimulator, SNAPSHOT_SUFFIX, type SimulatorFixture } from '../../../simulators/src';
 import { OriginPools } from '../http/origin-pools';
+import { itMapsTransportFailures, itReusesConnections } from '../testing/chat-transport';
+import { useSimulatedUpstream } from '../testing/simulated-upstream';
+import { collect, collectUntilError, expectTypedFailure, joinToolCalls } from '../testing/collect';
 import * as recorded from './fixtures/recorded-openai-shapes';
+import { json, stream } from './fixtures/simulator-fixtures';
 import { OpenAICompatibleChatProvider } from './openai-chat-provider';
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): SimulatorFixture => ({
-  status,
-  headers: { 'content-type': 'application/json', ...headers },
-  body: typeof body === 'string' ? body : JSON.stringify(body),
-});
-const stream = (body: string, extra: Partial<SimulatorFixture> = {}): SimulatorFixture => ({ status: 200, headers: { 'x-request-id': 'req_recorded' }, body, ...extra });
 
 const fixtures: Record<string, SimulatorFixture> = {
   'text-response': json(200, recorded.textResponse, { 'x-request-id': 'req_recorded' }),
@@ -36,61 +33,19 @@ const fixtures: Record<string, SimulatorFixture> = {
 
 const user = (content: string): ChatCompletionRequest['messages'] => [{ role: 'user', content }];
 
-async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const out: ChatCompletionChunk[] = [];
-  for await (const chunk of chunks) out.push(chunk);
-  return out;
-}
-
-/** Collects what arrived before the stream failed, and the failure. */
-async function collectUntilError(chunks: AsyncIterable<ChatCompletionChunk>): Promise<{ received: ChatCompletionChunk[]; error: unknown }> {
-  const received: ChatCompletionChunk[] = [];
-  try {
-    for await (const chunk of chunks) received.push(chunk);
-  } catch (error) {
-    return { received, error };
-  }
-  throw new Error('stream did not fail');
-}
-
 const text = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
 
-/** Joins tool call fragments by index, as a client would. */
-function toolCalls(chunks: ChatCompletionChunk[]): Array<{ id?: string; name?: string; arguments: string }> {
-  const calls: Array<{ id?: string; name?: string; arguments: string }> = [];
-  for (const chunk of chunks) {
-    for (const delta of chunk.choices[0]?.delta.tool_calls ?? []) {
-      const call = (calls[delta.index] ??= { arguments: '' });
-      if (delta.id) call.id = delta.id;
-      if (delta.function?.name) call.name = delta.function.name;
-      call.arguments += delta.function?.arguments ?? '';
-    }
-  }
-  return calls;
-}
-
 describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
-  let sim: OpenAISimulator;
-  let pools: OriginPools;
-  let provider: OpenAICompatibleChatProvider;
-  let target: ChatTarget;
-
-  beforeAll(async () => {
-    sim = await startOpenAISimulator({ fixtures });
-    pools = new OriginPools();
-    provider = new OpenAICompatibleChatProvider(pools);
-    target = { baseUrl: sim.baseUrl, apiKey: 'sk-upstream', providerModel: 'gpt-4o-mini', timeoutMs: 2_000 };
+  const up = useSimulatedUpstream({
+    start: () => startOpenAISimulator({ fixtures }),
+    create: (pools) => new OpenAICompatibleChatProvider(pools),
+    target: { apiKey: 'sk-upstream', providerModel: 'gpt-4o-mini' },
   });
-  afterAll(async () => {
-    await provider.close();
-    await sim.close();
-  });
-
-  const withModel = (providerModel: string, overrides: Partial<ChatTarget> = {}): ChatTarget => ({ ...target, providerModel, ...overrides });
+  const { withModel } = up;
 
   describe('chat', () => {
     it('answers with the provider model, normalized usage and the upstream request id', async () => {
-      const { completion, usage } = await provider.chat({ model: 'acme/small', messages: user('hello there') }, target);
+      const { completion, usage } = await up.provider.chat({ model: 'acme/small', messages: user('hello there') }, up.target);
       expect(completion).toEqual({
         id: expect.stringMatching(/^chatcmpl-/),
         object: 'chat.completion',
@@ -103,13 +58,13 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
     });
 
     it('reports finish_reason length when the cap cuts the answer', async () => {
-      const { completion } = await provider.chat({ model: 'x', messages: user('a b c d'), max_completion_tokens: 2 }, target);
+      const { completion } = await up.provider.chat({ model: 'x', messages: user('a b c d'), max_completion_tokens: 2 }, up.target);
       expect(completion.choices[0]).toMatchObject({ message: { content: 'Echo: a' }, finish_reason: 'length' });
     });
 
     it('answers a tool call', async () => {
       const tools = [{ type: 'function', function: { name: 'search', parameters: { type: 'object' } } }];
-      const { completion } = await provider.chat({ model: 'x', messages: user('cats'), tools }, withModel('sim-tools'));
+      const { completion } = await up.provider.chat({ model: 'x', messages: user('cats'), tools }, withModel('sim-tools'));
       expect(completion.choices[0]).toEqual({
         index: 0,
         message: { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'search', arguments: '{"query":"cats"}' } }] },
@@ -122,7 +77,7 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
       ['recorded text response', 'text-response', { content: 'Hello! How can I assist you today?' }, 'stop', { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, provider_request_id: 'req_recorded' }],
       ['recorded tool call response', 'tool-call-response', { content: null, tool_calls: recorded.toolCallResponse.choices[0].message.tool_calls }, 'tool_calls', { prompt_tokens: 82, completion_tokens: 17, total_tokens: 99, provider_request_id: 'chatcmpl-abc123' }],
     ])('converts a %s', async (_name, fixture, message, finishReason, usage) => {
-      const { completion, usage: got } = await provider.chat({ model: 'x', messages: user('hi') }, withModel(`sim-fixture-${fixture}`));
+      const { completion, usage: got } = await up.provider.chat({ model: 'x', messages: user('hi') }, withModel(`sim-fixture-${fixture}`));
       expect(completion.choices[0]).toEqual({ index: 0, message: { role: 'assistant', ...message }, logprobs: null, finish_reason: finishReason });
       expect(got).toEqual(usage);
       expect(completion).not.toHaveProperty('service_tier');
@@ -131,7 +86,7 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
 
   describe('chatStream', () => {
     it('streams the answer; without include_usage the caller sees no usage but usage() has it', async () => {
-      const { chunks, usage } = await provider.chatStream({ model: 'x', messages: user('hi you'), stream: true }, target);
+      const { chunks, usage } = await up.provider.chatStream({ model: 'x', messages: user('hi you'), stream: true }, up.target);
       const received = await collect(chunks);
       expect(text(received)).toBe('Echo: hi you');
       expect(received.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
@@ -141,7 +96,7 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
 
     it('passes the usage-only chunk on when the caller asked for it', async () => {
       const req: ChatCompletionRequest = { model: 'x', messages: user('hi'), stream: true, stream_options: { include_usage: true } };
-      const { chunks, usage } = await provider.chatStream(req, target);
+      const { chunks, usage } = await up.provider.chatStream(req, up.target);
       const received = await collect(chunks);
       expect(received.slice(0, -1).every((c) => c.usage === null)).toBe(true);
       expect(received.at(-1)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage: usage() });
@@ -149,15 +104,15 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
 
     it('streams tool call deltas', async () => {
       const tools = [{ type: 'function', function: { name: 'search' } }];
-      const { chunks } = await provider.chatStream({ model: 'x', messages: user('dogs and cats'), tools, stream: true }, withModel('sim-tools'));
+      const { chunks } = await up.provider.chatStream({ model: 'x', messages: user('dogs and cats'), tools, stream: true }, withModel('sim-tools'));
       const received = await collect(chunks);
-      expect(toolCalls(received)).toEqual([{ id: expect.stringMatching(/^call_/), name: 'search', arguments: '{"query":"dogs and cats"}' }]);
+      expect(joinToolCalls(received)).toEqual([{ id: expect.stringMatching(/^call_/), name: 'search', arguments: '{"query":"dogs and cats"}' }]);
       expect(received.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
     });
 
     it('converts a recorded text stream, dropping unknown fields', async () => {
       const req: ChatCompletionRequest = { model: 'x', messages: user('hi'), stream: true, stream_options: { include_usage: true } };
-      const { chunks, usage } = await provider.chatStream(req, withModel('sim-fixture-text-stream'));
+      const { chunks, usage } = await up.provider.chatStream(req, withModel('sim-fixture-text-stream'));
       const received = await collect(chunks);
       expect(received).toHaveLength(5);
       expect(text(received)).toBe('Hello!');
@@ -173,9 +128,9 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
     });
 
     it('converts a recorded parallel tool call stream', async () => {
-      const { chunks, usage } = await provider.chatStream({ model: 'x', messages: user('weather'), stream: true }, withModel('sim-fixture-tool-call-stream'));
+      const { chunks, usage } = await up.provider.chatStream({ model: 'x', messages: user('weather'), stream: true }, withModel('sim-fixture-tool-call-stream'));
       const received = await collect(chunks);
-      expect(toolCalls(received)).toEqual([
+      expect(joinToolCalls(received)).toEqual([
         { id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather', arguments: '{"location":"Paris, France"}' },
         { id: 'call_L7mTvS3K9pQ2rX8wY1zA4bC6', name: 'get_weather', arguments: '{"location":"Bogotá, Colombia"}' },
       ]);
@@ -184,7 +139,7 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
     });
 
     it('skips choice-less chunks that carry no usage (Azure prompt filter results)', async () => {
-      const { chunks, usage } = await provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel('sim-fixture-azure-stream'));
+      const { chunks, usage } = await up.provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel('sim-fixture-azure-stream'));
       const received = await collect(chunks);
       expect(received.every((c) => c.choices.length === 1)).toBe(true);
       expect(text(received)).toBe('Hello!');
@@ -198,27 +153,12 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
       ['a body that ends before the answer finished', 'truncated-stream', /ended before/, true],
       ['a connection dropped mid-stream', 'dropped-stream', /./, true],
     ])('ends with an UpstreamError on %s', async (_name, fixture, message, retryable) => {
-      const { chunks } = await provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(`sim-fixture-${fixture}`));
+      const { chunks } = await up.provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(`sim-fixture-${fixture}`));
       const { received, error } = await collectUntilError(chunks);
       expect(received.length).toBeGreaterThanOrEqual(1);
       expect(error).toBeInstanceOf(UpstreamError);
       expect(error).toMatchObject({ status: 502, message: expect.stringMatching(message) });
       expect(isRetryableUpstreamError(error)).toBe(retryable);
-    });
-
-    it('releases the connection when the caller stops early, even before the first chunk', async () => {
-      const single = new OpenAICompatibleChatProvider(new OriginPools({ connections: 1 }));
-      try {
-        const req: ChatCompletionRequest = { model: 'x', messages: user('one two three'), stream: true };
-        const first = await single.chatStream(req, target);
-        for await (const _ of first.chunks) break;
-        const second = await single.chatStream(req, target);
-        await second.chunks[Symbol.asyncIterator]().return?.();
-        const third = await single.chatStream(req, target);
-        expect(text(await collect(third.chunks))).toBe('Echo: one two three');
-      } finally {
-        await single.close();
-      }
     });
   });
 
@@ -243,75 +183,33 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
     ];
 
     it.each(failures)('chat: %s', async (_name, model, type, fields, retryable) => {
-      const err = await provider.chat({ model: 'x', messages: user('hi') }, withModel(model)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(type);
-      expect(err).toMatchObject(fields);
-      expect(isRetryableUpstreamError(err)).toBe(retryable);
+      const err = await up.provider.chat({ model: 'x', messages: user('hi') }, withModel(model)).catch((e: unknown) => e);
+      expectTypedFailure(err, type, fields, retryable);
     });
 
     it.each(failures.filter(([, model]) => !model.includes('response')))('chatStream throws before the first chunk: %s', async (_name, model, type, fields, retryable) => {
-      const err = await provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(model)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(type);
-      expect(err).toMatchObject(fields);
-      expect(isRetryableUpstreamError(err)).toBe(retryable);
+      const err = await up.provider.chatStream({ model: 'x', messages: user('hi'), stream: true }, withModel(model)).catch((e: unknown) => e);
+      expectTypedFailure(err, type, fields, retryable);
     });
 
     it('reports a missing gateway credential as upstream_auth_error', async () => {
-      const err = await provider.chat({ model: 'x', messages: user('hi') }, withModel('gpt-4o-mini', { apiKey: undefined })).catch((e: unknown) => e);
+      const err = await up.provider.chat({ model: 'x', messages: user('hi') }, withModel('gpt-4o-mini', { apiKey: undefined })).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 502, code: 'upstream_auth_error' });
     });
 
-    it.each(['chat', 'chatStream'] as const)('%s: times out with a retryable TimeoutError', async (method) => {
-      const slow = withModel('gpt-4o-mini', { timeoutMs: 100, extraHeaders: { 'X-Sim-Latency-Ms': '1000' } });
-      const started = performance.now();
-      const err = await provider[method]({ model: 'x', messages: user('hi'), stream: method === 'chatStream' }, slow).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(TimeoutError);
-      expect(isRetryableUpstreamError(err)).toBe(true);
-      expect(performance.now() - started).toBeLessThan(900);
-    });
-
-    it.each(['chat', 'chatStream'] as const)('%s: a refused connection is a retryable 502', async (method) => {
-      const closed = await startOpenAISimulator();
-      await closed.close();
-      const err = await provider[method]({ model: 'x', messages: user('hi') }, withModel('gpt-4o-mini', { baseUrl: closed.baseUrl })).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(UpstreamError);
-      expect(err).toMatchObject({ status: 502, code: 'upstream_error' });
-      expect(isRetryableUpstreamError(err)).toBe(true);
-    });
-
-    it('rethrows the caller cancellation as the caller reason', async () => {
-      const controller = new AbortController();
-      const reason = new Error('client went away');
-      const call = provider.chat({ model: 'x', messages: user('hi') }, withModel('gpt-4o-mini', { extraHeaders: { 'x-sim-latency-ms': '1000' } }), controller.signal);
-      setTimeout(() => controller.abort(reason), 30);
-      await expect(call).rejects.toBe(reason);
-    });
+    itMapsTransportFailures(up, { model: 'gpt-4o-mini', startSimulator: () => startOpenAISimulator() });
   });
 
-  it('reuses keep-alive connections for sequential calls, streamed or not', async () => {
-    const own = new OriginPools();
-    const p = new OpenAICompatibleChatProvider(own);
-    try {
-      for (let i = 0; i < 5; i++) {
-        await p.chat({ model: 'x', messages: user('a') }, target);
-        const { chunks } = await p.chatStream({ model: 'x', messages: user('b'), stream: true }, target);
-        await collect(chunks);
-      }
-      // undici may open a second socket when a call is dispatched just before the previous one is released.
-      expect(own.forOrigin(sim.url).stats.connected).toBeLessThanOrEqual(2);
-    } finally {
-      await p.close();
-    }
-  });
+  itReusesConnections(up);
 
   it('keeps one pool per origin', async () => {
     const own = new OriginPools();
     const p = new OpenAICompatibleChatProvider(own);
     try {
-      await p.chat({ model: 'x', messages: user('a') }, target);
-      await p.chat({ model: 'x', messages: user('b') }, { ...target, baseUrl: `${sim.baseUrl}/` });
+      await p.chat({ model: 'x', messages: user('a') }, up.target);
+      await p.chat({ model: 'x', messages: user('b') }, { ...up.target, baseUrl: `${up.sim.baseUrl}/` });
       expect(own.size).toBe(1);
-      await p.chat({ model: 'x', messages: user('c') }, { ...target, baseUrl: `http://localhost:${sim.port}/v1` });
+      await p.chat({ model: 'x', messages: user('c') }, { ...up.target, baseUrl: `http://localhost:${up.sim.port}/v1` });
       expect(own.size).toBe(2);
     } finally {
       await p.close();

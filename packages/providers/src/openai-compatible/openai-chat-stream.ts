@@ -1,6 +1,7 @@
 import { UpstreamError } from '@gw/platform';
 import { markRetryable, type ChatCompletionChunk, type ServerSentEvent, type Usage } from '@gw/provider-spec';
-import { malformedUpstreamError } from '../http/upstream-errors';
+import { unfinishedStreamError } from '../http/upstream-errors';
+import { checkUpstreamShape, parseUpstreamJson } from '../http/upstream-json';
 import { openAIChatChunkSchema } from './openai-api';
 import { convertOpenAIChatChunk } from './convert-from-openai-chat';
 import { convertOpenAIUsage } from './convert-openai-usage';
@@ -20,44 +21,35 @@ export class OpenAIChatStreamTranslator {
     private readonly providerRequestId: string | undefined,
   ) {}
 
-  /** The chunk to pass on, or undefined for an event that carries nothing for the caller. */
-  translate(event: ServerSentEvent): ChatCompletionChunk | undefined {
-    if (this.done) return undefined;
+  /** The chunk to pass on, or none for an event that carries nothing for the caller. */
+  translate(event: ServerSentEvent): ChatCompletionChunk[] {
+    if (this.done) return [];
     if (event.data === '[DONE]') {
       this.done = true;
-      return undefined;
+      return [];
     }
-    if (event.event !== undefined && event.event !== 'error') return undefined;
+    if (event.event !== undefined && event.event !== 'error') return [];
 
-    let json: unknown;
-    try {
-      json = JSON.parse(event.data);
-    } catch {
-      throw malformedUpstreamError('stream chunk');
-    }
+    const json = parseUpstreamJson(event.data, 'stream chunk');
     if (event.event === 'error' || (typeof json === 'object' && json !== null && 'error' in json)) {
       const { code } = parseOpenAIError(json);
       throw markRetryable(new UpstreamError(`The provider reported an error mid-stream${code ? ` (${code})` : ''}`), true);
     }
-    const parsed = openAIChatChunkSchema.safeParse(json);
-    if (!parsed.success) throw malformedUpstreamError('stream chunk');
-    const raw = parsed.data;
+    const raw = checkUpstreamShape(json, openAIChatChunkSchema, 'stream chunk');
 
     if (raw.usage) this.seenUsage = convertOpenAIUsage(raw.usage, this.providerRequestId ?? (raw.id || undefined));
     if (raw.choices.some((choice) => choice.finish_reason)) this.finished = true;
 
     const isUsageOnly = raw.choices.length === 0;
-    if (isUsageOnly && !(raw.usage && this.callerWantsUsage)) return undefined;
+    if (isUsageOnly && !(raw.usage && this.callerWantsUsage)) return [];
     const chunk = convertOpenAIChatChunk(raw);
     if (this.callerWantsUsage) chunk.usage = raw.usage ? this.seenUsage : null;
-    return chunk;
+    return [chunk];
   }
 
   /** Called when the body ended: a stream cut off before any finish_reason is a failed call, not a short answer. */
   end(): void {
-    if (!this.done && !this.finished) {
-      throw markRetryable(new UpstreamError('The provider stream ended before the answer was finished'), true);
-    }
+    if (!this.done && !this.finished) throw unfinishedStreamError();
   }
 
   usage(): Usage | null {

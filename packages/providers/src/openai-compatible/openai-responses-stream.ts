@@ -1,6 +1,7 @@
-import { UpstreamError } from '@gw/platform';
-import { markRetryable, type NativeEvent, type ServerSentEvent, type Usage } from '@gw/provider-spec';
-import { malformedUpstreamError } from '../http/upstream-errors';
+import type { NativeEvent, ServerSentEvent, Usage } from '@gw/provider-spec';
+import { forwardedEvent, type NativeStreamObserver } from '../http/native-event-stream';
+import { unfinishedStreamError } from '../http/upstream-errors';
+import { checkUpstreamShape, parseUpstreamJson } from '../http/upstream-json';
 import { convertResponsesUsage, responseLifecycleEventSchema } from './openai-responses-api';
 
 const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed']);
@@ -11,7 +12,7 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
  * Reads id, model and usage from the lifecycle events of an OpenAI Responses stream while the events pass
  * through untouched. Only lifecycle events are parsed; deltas are never looked into.
  */
-export class OpenAIResponsesStreamObserver {
+export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
   private seen = 0;
   private finished = false;
   private seenUsage: Usage | null = null;
@@ -25,19 +26,12 @@ export class OpenAIResponsesStreamObserver {
   /** The event to pass on (name and raw data, as sent); throws when a lifecycle event is malformed. */
   observe(event: ServerSentEvent): NativeEvent[] {
     this.seen++;
-    const passed: NativeEvent[] = [event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }];
+    const passed = [forwardedEvent(event)];
     const type = event.event ?? typeFromData(event.data);
     if (type && TERMINAL.has(type)) this.finished = true;
     if (!type || !LIFECYCLE.has(type)) return passed;
-    let json: unknown;
-    try {
-      json = JSON.parse(event.data);
-    } catch {
-      throw malformedUpstreamError('stream event');
-    }
-    const parsed = responseLifecycleEventSchema.safeParse(json);
-    if (!parsed.success) throw malformedUpstreamError('stream event');
-    const { id, model, usage } = parsed.data.response;
+    const lifecycle = checkUpstreamShape(parseUpstreamJson(event.data, 'stream event'), responseLifecycleEventSchema, 'stream event');
+    const { id, model, usage } = lifecycle.response;
     this.id = id;
     this.model = model;
     if (usage) this.seenUsage = convertResponsesUsage(usage, this.providerRequestId ?? id);
@@ -46,9 +40,7 @@ export class OpenAIResponsesStreamObserver {
 
   /** Called when the body ended: a stream without a terminal event is a failed call, not a short answer. */
   end(): void {
-    if (!this.finished) {
-      throw markRetryable(new UpstreamError('The provider stream ended before the response was finished'), true);
-    }
+    if (!this.finished) throw unfinishedStreamError('response');
   }
 
   usage(): Usage | null {

@@ -1,19 +1,15 @@
 import { GatewayError, InputError, NotFoundError, RateLimitError, TimeoutError, UpstreamError } from '@gw/platform';
-import { isRetryableUpstreamError, readServerSentEvents, type ChatTarget, type NativeEvent, type NativeRequest } from '@gw/provider-spec';
+import { isRetryableUpstreamError, readServerSentEvents, type NativeEvent, type NativeRequest } from '@gw/provider-spec';
 // The simulator is this package's upstream in tests; imported by path to keep it out of the runtime deps.
-import { startOpenAISimulator, SNAPSHOT_SUFFIX, type OpenAISimulator, type SimulatorFixture } from '../../../simulators/src';
+import { startOpenAISimulator, SNAPSHOT_SUFFIX, type SimulatorFixture } from '../../../simulators/src';
 import { createNativeTranslator } from '../create-native-translator';
 import { OriginPools } from '../http/origin-pools';
+import { collect, collectUntilError, expectTypedFailure } from '../testing/collect';
+import { useSimulatedUpstream } from '../testing/simulated-upstream';
 import * as errors from './fixtures/recorded-openai-shapes';
+import { json, stream } from './fixtures/simulator-fixtures';
 import * as recorded from './openai-responses-recorded-shapes';
 import { OpenAIResponsesTranslator } from './openai-responses-translator';
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): SimulatorFixture => ({
-  status,
-  headers: { 'content-type': 'application/json', ...headers },
-  body: typeof body === 'string' ? body : JSON.stringify(body),
-});
-const stream = (body: string, extra: Partial<SimulatorFixture> = {}): SimulatorFixture => ({ status: 200, headers: { 'x-request-id': 'req_recorded' }, body, ...extra });
 
 const fixtures: Record<string, SimulatorFixture> = {
   'text-response': json(200, recorded.textResponse, { 'x-request-id': 'req_recorded' }),
@@ -33,22 +29,6 @@ const fixtures: Record<string, SimulatorFixture> = {
 
 const request = (input: string, extra: Record<string, unknown> = {}): NativeRequest => ({ body: { model: 'gpt-4o-mini', input, ...extra }, headers: {} });
 
-async function collect(events: AsyncIterable<NativeEvent>): Promise<NativeEvent[]> {
-  const out: NativeEvent[] = [];
-  for await (const e of events) out.push(e);
-  return out;
-}
-
-async function collectUntilError(events: AsyncIterable<NativeEvent>): Promise<{ received: NativeEvent[]; error: unknown }> {
-  const received: NativeEvent[] = [];
-  try {
-    for await (const e of events) received.push(e);
-  } catch (error) {
-    return { received, error };
-  }
-  throw new Error('stream did not fail');
-}
-
 /** The recorded stream as the translator must hand it on: every event name and data, byte for byte. */
 async function recordedEvents(body: string): Promise<NativeEvent[]> {
   const out: NativeEvent[] = [];
@@ -59,21 +39,12 @@ async function recordedEvents(body: string): Promise<NativeEvent[]> {
 }
 
 describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
-  let sim: OpenAISimulator;
-  let translator: OpenAIResponsesTranslator;
-  let target: ChatTarget;
-
-  beforeAll(async () => {
-    sim = await startOpenAISimulator({ fixtures });
-    translator = new OpenAIResponsesTranslator(new OriginPools());
-    target = { baseUrl: sim.baseUrl, apiKey: 'sk-upstream', providerModel: 'gpt-4o-mini', timeoutMs: 2_000 };
+  const up = useSimulatedUpstream({
+    start: () => startOpenAISimulator({ fixtures }),
+    create: (pools) => new OpenAIResponsesTranslator(pools),
+    target: { apiKey: 'sk-upstream', providerModel: 'gpt-4o-mini' },
   });
-  afterAll(async () => {
-    await translator.close();
-    await sim.close();
-  });
-
-  const withModel = (providerModel: string, overrides: Partial<ChatTarget> = {}): ChatTarget => ({ ...target, providerModel, ...overrides });
+  const { withModel } = up;
 
   it('is what createNativeTranslator serves for responses over openai-compatible, and nothing else', () => {
     expect(createNativeTranslator('responses', 'openai-compatible')).toBeInstanceOf(OpenAIResponsesTranslator);
@@ -82,7 +53,7 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
 
   describe('call', () => {
     it('returns the body untouched with usage in both namings, the response id and the served model', async () => {
-      const res = await translator.call(request('hello there', { stream: false }), target);
+      const res = await up.provider.call(request('hello there', { stream: false }), up.target);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ object: 'response', status: 'completed', output_text: 'Echo: hello there', store: true });
       expect(res.providerResponseId).toMatch(/^resp_sim/);
@@ -95,7 +66,7 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
     });
 
     it('passes a recorded OpenAI Response through exactly', async () => {
-      const res = await translator.call(request('hi'), withModel('sim-fixture-text-response'));
+      const res = await up.provider.call(request('hi'), withModel('sim-fixture-text-response'));
       expect(res.body).toEqual(recorded.textResponse);
       expect(res.usage).toEqual({ input_tokens: 36, output_tokens: 87, total_tokens: 123, prompt_tokens: 36, completion_tokens: 87, provider_request_id: 'req_recorded' });
       expect(res).toMatchObject({ providerResponseId: recorded.textResponse.id, servedModel: 'gpt-4.1-2025-04-14' });
@@ -104,7 +75,7 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
 
   describe('stream', () => {
     it('passes the simulator stream through, ending with response.completed, and reads usage, id and model', async () => {
-      const s = await translator.stream(request('hi you'), target);
+      const s = await up.provider.stream(request('hi you'), up.target);
       const events = await collect(s.events);
       expect(events[0].event).toBe('response.created');
       expect(events.at(-1)!.event).toBe('response.completed');
@@ -121,7 +92,7 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
       ['the provider error event, which ends the stream', 'error-event-stream', recorded.errorEventStream, null],
       ['a stream without event: lines', 'data-only-stream', recorded.dataOnlyStream, { input_tokens: 36, output_tokens: 87 }],
     ])('passes %s through byte for byte', async (_name, fixture, body, usage) => {
-      const s = await translator.stream(request('hi'), withModel(`sim-fixture-${fixture}`));
+      const s = await up.provider.stream(request('hi'), withModel(`sim-fixture-${fixture}`));
       expect(await collect(s.events)).toEqual(await recordedEvents(body));
       expect(s.usage()).toEqual(usage === null ? null : expect.objectContaining(usage));
       expect(s.providerResponseId()).toBe('resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b');
@@ -133,7 +104,7 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
       ['a connection dropped mid-stream', 'dropped-stream', /./, true],
       ['a lifecycle event that fails the schema', 'malformed-lifecycle-stream', /malformed/, false],
     ])('ends with an UpstreamError on %s', async (_name, fixture, message, retryable) => {
-      const s = await translator.stream(request('hi'), withModel(`sim-fixture-${fixture}`));
+      const s = await up.provider.stream(request('hi'), withModel(`sim-fixture-${fixture}`));
       const { error } = await collectUntilError(s.events);
       expect(error).toBeInstanceOf(UpstreamError);
       expect(error).toMatchObject({ status: 502, message: expect.stringMatching(message) });
@@ -141,7 +112,7 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
     });
 
     it('encodes a gateway failure as OpenAI error event, numbered after what was sent', async () => {
-      const s = await translator.stream(request('hi'), withModel('sim-fixture-truncated-stream'));
+      const s = await up.provider.stream(request('hi'), withModel('sim-fixture-truncated-stream'));
       const { received } = await collectUntilError(s.events);
       const e = s.errorEvent({ type: 'upstream_error', message: 'The provider failed' });
       expect(e.event).toBe('error');
@@ -151,11 +122,11 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
     it('releases the connection when the caller stops early, even before the first event', async () => {
       const single = new OpenAIResponsesTranslator(new OriginPools({ connections: 1 }));
       try {
-        const first = await single.stream(request('one two three'), target);
+        const first = await single.stream(request('one two three'), up.target);
         for await (const _ of first.events) break;
-        const second = await single.stream(request('one two three'), target);
+        const second = await single.stream(request('one two three'), up.target);
         await second.events[Symbol.asyncIterator]().return?.();
-        const third = await single.stream(request('one two three'), target);
+        const third = await single.stream(request('one two three'), up.target);
         expect((await collect(third.events)).at(-1)!.event).toBe('response.completed');
       } finally {
         await single.close();
@@ -178,27 +149,23 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
     ];
 
     it.each(failures)('call: %s', async (_name, model, type, fields, retryable) => {
-      const err = await translator.call(request('hi'), withModel(model)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(type);
-      expect(err).toMatchObject(fields);
-      expect(isRetryableUpstreamError(err)).toBe(retryable);
+      const err = await up.provider.call(request('hi'), withModel(model)).catch((e: unknown) => e);
+      expectTypedFailure(err, type, fields, retryable);
     });
 
     it.each(failures.filter(([, model]) => !model.includes('response')))('stream: %s', async (_name, model, type, fields, retryable) => {
-      const err = await translator.stream(request('hi'), withModel(model)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(type);
-      expect(err).toMatchObject(fields);
-      expect(isRetryableUpstreamError(err)).toBe(retryable);
+      const err = await up.provider.stream(request('hi'), withModel(model)).catch((e: unknown) => e);
+      expectTypedFailure(err, type, fields, retryable);
     });
 
     it('reports a missing gateway credential as upstream_auth_error', async () => {
-      const err = await translator.call(request('hi'), withModel('gpt-4o-mini', { apiKey: undefined })).catch((e: unknown) => e);
+      const err = await up.provider.call(request('hi'), withModel('gpt-4o-mini', { apiKey: undefined })).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 502, code: 'upstream_auth_error' });
     });
 
     it.each(['call', 'stream'] as const)('%s: times out with a retryable TimeoutError', async (method) => {
       const slow = withModel('gpt-4o-mini', { timeoutMs: 100, extraHeaders: { 'x-sim-latency-ms': '1000' } });
-      const err = await translator[method](request('hi'), slow).catch((e: unknown) => e);
+      const err = await up.provider[method](request('hi'), slow).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TimeoutError);
       expect(isRetryableUpstreamError(err)).toBe(true);
     });

@@ -1,4 +1,5 @@
 import { SNAPSHOT_SUFFIX } from '../openai/openai-simulator';
+import { namedEvents as events } from '../testing/named-events';
 import { startAnthropicSimulator, type AnthropicSimulator } from './anthropic-simulator';
 
 const HEADERS = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
@@ -6,21 +7,6 @@ const hello = [{ role: 'user', content: 'hello big world' }];
 
 // Response bodies are inspected loosely in tests.
 const jsonOf = (res: Response): Promise<any> => res.json();
-
-/** Test-side reader: the simulator writes well-formed `event: ...\ndata: ...\n\n` events. */
-function events(text: string): Array<{ event: string; data: any }> {
-  return text
-    .split('\n\n')
-    .filter((block) => block.length > 0)
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      expect(eventLine.startsWith('event: ')).toBe(true);
-      expect(dataLine.startsWith('data: ')).toBe(true);
-      const data = JSON.parse(dataLine.slice('data: '.length));
-      expect(data.type).toBe(eventLine.slice('event: '.length));
-      return { event: data.type, data };
-    });
-}
 
 describe('Anthropic simulator', () => {
   let sim: AnthropicSimulator;

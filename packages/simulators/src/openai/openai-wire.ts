@@ -54,7 +54,8 @@ const TOOL_ARGUMENT_FRAGMENT = 12;
 
 /** The `data:` payloads of a stream, in order, without the final `[DONE]`. */
 export function chatCompletionChunks(call: CallInfo, a: SimulatedAnswer, includeUsage: boolean): string[] {
-  const chunk = (delta: object, finishReason: string | null) =>
+  // With include_usage every chunk has a usage field: null but on the last, usage-only chunk.
+  const envelope = (choices: object[], usage: object | null) =>
     JSON.stringify({
       id: call.id,
       object: 'chat.completion.chunk',
@@ -62,9 +63,10 @@ export function chatCompletionChunks(call: CallInfo, a: SimulatedAnswer, include
       model: call.model,
       service_tier: 'default',
       system_fingerprint: SYSTEM_FINGERPRINT,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-      ...(includeUsage ? { usage: null } : {}),
+      choices,
+      ...(includeUsage ? { usage } : {}),
     });
+  const chunk = (delta: object, finishReason: string | null) => envelope([{ index: 0, delta, logprobs: null, finish_reason: finishReason }], null);
 
   const out: string[] = [];
   if (a.toolCall) {
@@ -78,20 +80,7 @@ export function chatCompletionChunks(call: CallInfo, a: SimulatedAnswer, include
     a.words.forEach((word, i) => out.push(chunk({ content: i === 0 ? word : ` ${word}` }, null)));
   }
   out.push(chunk({}, a.finishReason));
-  if (includeUsage) {
-    out.push(
-      JSON.stringify({
-        id: call.id,
-        object: 'chat.completion.chunk',
-        created: call.created,
-        model: call.model,
-        service_tier: 'default',
-        system_fingerprint: SYSTEM_FINGERPRINT,
-        choices: [],
-        usage: openAIUsage(a),
-      }),
-    );
-  }
+  if (includeUsage) out.push(envelope([], openAIUsage(a)));
   return out;
 }
 

@@ -1,21 +1,10 @@
+import { namedEvents as events } from '../testing/named-events';
 import { startOpenAISimulator, SNAPSHOT_SUFFIX, type OpenAISimulator } from './openai-simulator';
 
 const AUTH = { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
 
 // Response bodies are inspected loosely in tests.
 const jsonOf = (res: Response): Promise<any> => res.json();
-
-/** Test-side reader: the simulator writes well-formed `event: ...\ndata: ...\n\n` blocks. */
-function events(text: string): Array<{ event: string; data: any }> {
-  return text.split('\n\n').filter(Boolean).map((block) => {
-    const [eventLine, dataLine] = block.split('\n');
-    expect(eventLine.startsWith('event: ')).toBe(true);
-    expect(dataLine.startsWith('data: ')).toBe(true);
-    const data = JSON.parse(dataLine.slice('data: '.length));
-    expect(data.type).toBe(eventLine.slice('event: '.length));
-    return { event: data.type, data };
-  });
-}
 
 const RESPONSE_FIELDS = [
   'background', 'created_at', 'error', 'id', 'incomplete_details', 'instructions', 'max_output_tokens', 'max_tool_calls',
