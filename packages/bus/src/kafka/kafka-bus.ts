@@ -6,6 +6,8 @@ import { KAFKA_LOG_LEVEL, pinoLogCreator } from './kafka-log';
 import { TopicRegistry } from './topics';
 import { runSubscription } from './kafka-subscription';
 
+const SUBSCRIBE_ATTEMPTS = 6;
+
 export interface KafkaBusOptions {
   brokers: string[];
   clientId: string;
@@ -47,6 +49,36 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
   const subscriptions = new Set<Subscription>();
   let closed = false;
 
+  async function subscribeOnce<T>(sub: SubscribeOptions<T>): Promise<Subscription> {
+    if (closed) throw new Error('bus is closed');
+    await topics.ensure(sub.topics);
+    const heartbeatInterval = Math.max(500, Math.floor(sessionTimeout / 6));
+    const consumer = kafka.consumer({
+      groupId: sub.group,
+      sessionTimeout,
+      heartbeatInterval,
+      rebalanceTimeout: Math.max(sessionTimeout, 10_000),
+      maxWaitTimeInMs: opts.maxFetchWaitMs ?? 1_000,
+      allowAutoTopicCreation: false,
+    });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: sub.topics, fromBeginning: sub.from !== 'latest' });
+      const running = await runSubscription(consumer, sub, heartbeatInterval, logger);
+      const tracked: Subscription = {
+        async stop() {
+          subscriptions.delete(tracked);
+          await running.stop();
+        },
+      };
+      subscriptions.add(tracked);
+      return tracked;
+    } catch (err) {
+      await consumer.disconnect().catch(() => undefined);
+      throw err;
+    }
+  }
+
   return {
     engine: 'kafka',
 
@@ -63,32 +95,16 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
     },
 
     async subscribe<T>(sub: SubscribeOptions<T>): Promise<Subscription> {
-      if (closed) throw new Error('bus is closed');
-      await topics.ensure(sub.topics);
-      const heartbeatInterval = Math.max(500, Math.floor(sessionTimeout / 6));
-      const consumer = kafka.consumer({
-        groupId: sub.group,
-        sessionTimeout,
-        heartbeatInterval,
-        rebalanceTimeout: Math.max(sessionTimeout, 10_000),
-        maxWaitTimeInMs: opts.maxFetchWaitMs ?? 1_000,
-        allowAutoTopicCreation: false,
-      });
-      await consumer.connect();
-      try {
-        await consumer.subscribe({ topics: sub.topics, fromBeginning: sub.from !== 'latest' });
-        const running = await runSubscription(consumer, sub, heartbeatInterval, logger);
-        const tracked: Subscription = {
-          async stop() {
-            subscriptions.delete(tracked);
-            await running.stop();
-          },
-        };
-        subscriptions.add(tracked);
-        return tracked;
-      } catch (err) {
-        await consumer.disconnect().catch(() => undefined);
-        throw err;
+      // A fresh broker may still be electing leaders for new topics or the offsets topic; kafkajs marks
+      // those failures retriable, and a service must not fail its start over them.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await subscribeOnce(sub);
+        } catch (err) {
+          if (closed || attempt >= SUBSCRIBE_ATTEMPTS || !isTransient(err)) throw err;
+          logger.warn({ err: (err as Error).message, group: sub.group, attempt }, 'kafka subscribe failed; retrying');
+          await new Promise((r) => setTimeout(r, 250 * attempt));
+        }
       }
     },
 
@@ -136,4 +152,10 @@ function lazyConnect<C extends Admin | Producer>(make: () => C) {
       await c?.disconnect().catch(() => undefined);
     },
   };
+}
+
+/** kafkajs marks broker-side transient failures retriable, also when they come wrapped after its own retries. */
+function isTransient(err: unknown): boolean {
+  const e = err as { retriable?: boolean; name?: string; cause?: { retriable?: boolean } };
+  return e.retriable === true || e.cause?.retriable === true || e.name === 'KafkaJSNumberOfRetriesExceeded';
 }
