@@ -101,6 +101,8 @@ describe.each(modes)('async chat jobs through the edge (%s)', (mode) => {
     expectEnvelope(await api(stack.baseURL, 'POST', `/async/chat/completions/${job.id}/cancel`, { key: stack.brokeKey }), 404);
     expectEnvelope(await api(stack.baseURL, 'GET', '/async/chat/completions/chatjob_unknown', { key: stack.key }), 404);
     await pollUntil(job.id, TERMINAL);
+    // Settle its charge here, so the balance checks of the next tests see only their own calls.
+    await waitForBilledRequest(stack.baseURL, stack.key, job.request_id);
   });
 
   test('a running job that is cancelled ends cancelled and is never billed', async () => {
