@@ -72,10 +72,13 @@ export function findUnsupported(capabilities: ChatCapabilities, req: ChatComplet
   return null;
 }
 
-/** The request parameters a provider honours (with at least some value), for `supported_parameters`. */
+/**
+ * The request parameters a provider honours, for `supported_parameters`. One honoured only at its neutral
+ * value (`n: 1`, `store: false`) is not listed: setting it changes nothing.
+ */
 export function honouredParameters(capabilities: ChatCapabilities): string[] {
   return Object.entries(capabilities.parameters)
-    .filter(([, support]) => support !== 'unsupported')
+    .filter(([, support]) => support === 'supported')
     .map(([field]) => field);
 }
 
