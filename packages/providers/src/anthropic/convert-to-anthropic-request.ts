@@ -9,7 +9,7 @@ export const DEFAULT_MAX_TOKENS = 4096;
 export const MIN_THINKING_BUDGET = 1024;
 const MAX_EFFORT_BUDGET = 32_000;
 
-const zeroOrUnset = { honouredWhen: (v: unknown) => v === 0, values: '0' };
+const onlyZero = { honouredWhen: (v: unknown) => v === 0, values: '0' };
 
 /**
  * What Anthropic's messages API honours of a chat request (see ChatCapabilities). Supported fields are
@@ -24,8 +24,8 @@ export const ANTHROPIC_CAPABILITIES: ChatCapabilities = {
     top_k: 'supported',
     max_completion_tokens: 'supported',
     max_tokens: 'supported',
-    frequency_penalty: zeroOrUnset,
-    presence_penalty: zeroOrUnset,
+    frequency_penalty: onlyZero,
+    presence_penalty: onlyZero,
     tools: 'supported',
     tool_choice: 'supported',
     parallel_tool_calls: 'supported',
@@ -33,7 +33,7 @@ export const ANTHROPIC_CAPABILITIES: ChatCapabilities = {
     reasoning: 'supported',
     response_format: 'supported',
     logprobs: { honouredWhen: (v) => v === false, values: 'false' },
-    top_logprobs: zeroOrUnset,
+    top_logprobs: onlyZero,
     stop: 'supported',
     verbosity: 'unsupported', // no Anthropic counterpart
     seed: 'unsupported',
