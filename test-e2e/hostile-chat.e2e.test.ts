@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { api, expectEnvelope } from './harness/api';
-import { E2E_MODEL, formatModel } from './harness/catalog';
+import { E2E_CLAUDE_MODEL, E2E_MODEL, formatModel } from './harness/catalog';
 import { useStack } from './harness/stack';
 
 /**
@@ -62,8 +62,24 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['context_management of the wrong type', { model: E2E_MODEL, input: 'hi', context_management: [{ type: 'compaction', compact_threshold: 'soon' }] }, 'context_management[0].compact_threshold'],
     ['a text format json_schema without a schema', { model: E2E_MODEL, input: 'hi', text: { format: { type: 'json_schema', name: 'x' } } }, 'text.format.schema'],
     ['tools nested 2,000 levels', { model: E2E_MODEL, input: 'hi', tools: [{ type: 'function', name: 'f', parameters: nested(2000) }] }, 'tools[0].parameters'],
+    ['top_logprobs without the logprobs include', { model: E2E_MODEL, input: 'hi', top_logprobs: 3 }, 'top_logprobs'],
   ])('responses: %s', async (_what, body, param) => {
     await expectRefusedUpstreamFree(() => stack.openai.responses.create(body as never), param);
+  });
+
+  test.each<[string, Record<string, unknown>, string]>([
+    ['metadata nested 2,000 levels', { metadata: nested(2000) }, 'metadata'],
+    ['a tool input_schema nested 2,000 levels', { tools: [{ name: 't', input_schema: nested(2000) }] }, 'tools[0].input_schema'],
+    ['an image on a text-only model', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }, 'messages[0].content[0].type'],
+    ['a 9,192-word prompt over the prompt limit', { messages: [{ role: 'user', content: words(9192) }] }, 'messages'],
+  ])('messages: %s', async (_what, fields, param) => {
+    const before = stack.simulatorRequests!();
+    const res = await api(stack.baseURL, 'POST', '/messages', {
+      headers: { 'x-api-key': stack.key, 'anthropic-version': '2023-06-01' },
+      body: { model: E2E_CLAUDE_MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], ...fields },
+    });
+    expectEnvelope(res, 400, undefined, param);
+    expect(stack.simulatorRequests!()).toBe(before);
   });
 
   test('a valid call still reaches the simulator', async () => {

@@ -82,6 +82,11 @@ export function validateResponsesRequest(raw: unknown): Body {
   if (isObject(body.moderation)) checkType(body.moderation.model, 'moderation.model', 'string');
   checkTextFormat(body.text);
   checkInclude(body.include, body.tools);
+  // Logprobs come back only when included: alternatives asked for without them would be silently lost.
+  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) {
+    const included = Array.isArray(body.include) && body.include.includes('message.output_text.logprobs');
+    check(included, 'top_logprobs', 'top_logprobs needs include: ["message.output_text.logprobs"]');
+  }
   if (Array.isArray(body.tools)) {
     body.tools.forEach((tool, i) => {
       for (const f of ['parameters', 'input_schema'] as const) if (!isAbsent((tool as Body)[f])) checkFreeForm((tool as Body)[f], `tools[${i}].${f}`);
