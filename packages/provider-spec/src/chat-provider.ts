@@ -1,3 +1,4 @@
+import type { ChatCapabilities } from './chat-capabilities';
 import type { ChatCompletion, ChatCompletionChunk } from './chat-completion';
 import type { ChatCompletionRequest } from './chat-request';
 import type { Usage } from './usage';
@@ -28,6 +29,8 @@ export interface ChatStream {
  */
 export interface ChatProvider {
   readonly kind: string;
+  /** What this wire format can honour; routing sends a request only where every set parameter is honoured. */
+  readonly capabilities: ChatCapabilities;
   chat(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<{ completion: ChatCompletion; usage: Usage }>;
   /**
    * Resolves once the upstream answered with 2xx headers, so a failure before the first byte is a thrown

@@ -100,9 +100,9 @@ export interface ChatCompletionRequest {
 
   /** Application metadata for the gateway; never sent upstream. */
   metadata?: Record<string, unknown>;
-  /** Extra fields merged into the upstream body. */
+  /** Extra fields merged into the upstream body; never one the gateway validates or sets (see ChatCapabilities). */
   extra_body?: Record<string, unknown>;
-  /** Upstream configuration for the gateway's routing. */
+  /** Upstream configuration; no route honours it yet, so setting it is refused (see ChatCapabilities). */
   provider_options?: Record<string, unknown>;
   /** Structured-output parameters. */
   schema_params?: Record<string, unknown>;

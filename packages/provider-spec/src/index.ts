@@ -5,3 +5,4 @@ export * from './chat-provider';
 export * from './retryable';
 export * from './server-sent-events';
 export * from './native-api';
+export * from './chat-capabilities';

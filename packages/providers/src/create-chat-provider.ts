@@ -1,10 +1,20 @@
-import type { ChatProvider } from '@gw/provider-spec';
+import type { ChatCapabilities, ChatProvider } from '@gw/provider-spec';
 import { AnthropicChatProvider } from './anthropic/anthropic-chat-provider';
+import { ANTHROPIC_CAPABILITIES } from './anthropic/convert-to-anthropic-request';
 import { GeminiChatProvider } from './gemini/gemini-chat-provider';
+import { GEMINI_CAPABILITIES } from './gemini/convert-to-gemini-request';
 import { OriginPools } from './http/origin-pools';
+import { OPENAI_CAPABILITIES } from './openai-compatible/convert-to-openai-chat';
 import { AZURE_OPENAI_DIALECT, OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-provider';
 
 export type ChatProviderKind = 'openai-compatible' | 'azure-openai' | 'anthropic' | 'gemini';
+
+const CAPABILITIES: Record<ChatProviderKind, ChatCapabilities> = {
+  'openai-compatible': OPENAI_CAPABILITIES,
+  'azure-openai': OPENAI_CAPABILITIES,
+  anthropic: ANTHROPIC_CAPABILITIES,
+  gemini: GEMINI_CAPABILITIES,
+};
 
 /** One provider per upstream wire format. Create each once per process: it owns the connection pools. */
 export function createChatProvider(kind: string): ChatProvider {
@@ -20,4 +30,11 @@ export function createChatProvider(kind: string): ChatProvider {
     default:
       throw new Error(`Unknown chat provider kind "${kind}"`);
   }
+}
+
+/** What a wire format honours, without creating its provider (for the Model objects' supported_parameters). */
+export function chatCapabilities(kind: string): ChatCapabilities {
+  const found = CAPABILITIES[kind as ChatProviderKind];
+  if (!found) throw new Error(`Unknown chat provider kind "${kind}"`);
+  return found;
 }

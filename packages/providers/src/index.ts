@@ -1,4 +1,4 @@
-export { createChatProvider, type ChatProviderKind } from './create-chat-provider';
+export { chatCapabilities, createChatProvider, type ChatProviderKind } from './create-chat-provider';
 export { OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-provider';
 export { OriginPools } from './http/origin-pools';
 export { createNativeTranslator } from './create-native-translator';

@@ -8,11 +8,12 @@ import { AnthropicChatStreamTranslator } from './anthropic-chat-stream';
 import { anthropicRequestId, postMessages } from './anthropic-http';
 import { convertAnthropicUsage } from './convert-anthropic-usage';
 import { convertAnthropicMessage } from './convert-from-anthropic-message';
-import { convertToAnthropicRequest } from './convert-to-anthropic-request';
+import { ANTHROPIC_CAPABILITIES, convertToAnthropicRequest } from './convert-to-anthropic-request';
 
 /** Chat completions over Anthropic's Messages API (`POST {baseUrl}/messages`). */
 export class AnthropicChatProvider implements ChatProvider {
   readonly kind = 'anthropic';
+  readonly capabilities = ANTHROPIC_CAPABILITIES;
 
   constructor(private readonly pools: OriginPools = new OriginPools()) {}
 

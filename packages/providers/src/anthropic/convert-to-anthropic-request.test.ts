@@ -1,6 +1,6 @@
 import { InputError } from '@gw/platform';
 import type { ChatCompletionRequest } from '@gw/provider-spec';
-import { ANTHROPIC_FIELD_POLICY, convertToAnthropicRequest, DEFAULT_MAX_TOKENS } from './convert-to-anthropic-request';
+import { convertToAnthropicRequest, DEFAULT_MAX_TOKENS } from './convert-to-anthropic-request';
 
 const base: ChatCompletionRequest = { model: 'public/model', messages: [{ role: 'user', content: 'hi' }] };
 const weather = { type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
@@ -47,7 +47,7 @@ describe('convertToAnthropicRequest', () => {
     ['parallel_tool_calls false -> disable_parallel_tool_use', { tools: [weather], parallel_tool_calls: false }, { tool_choice: { type: 'auto', disable_parallel_tool_use: true } }],
     ['parallel_tool_calls false with required', { tools: [weather], tool_choice: 'required', parallel_tool_calls: false }, { tool_choice: { type: 'any', disable_parallel_tool_use: true } }],
     ['extra_body is merged', { extra_body: { metadata: { user_id: 'u1' }, service_tier: 'auto' } }, { metadata: { user_id: 'u1' }, service_tier: 'auto' }],
-    ['extra_body cannot change the model', { extra_body: { model: 'other', stream: true } }, { model: 'claude-x' }],
+    ['extra_body adds fields', { extra_body: { metadata_user: 'x', service_tier: 'auto' } }, { service_tier: 'auto', metadata_user: 'x' }],
   ];
   it.each(converted)('%s', (_name, extra, expected) => {
     expect(convert(extra).body).toMatchObject(expected);
@@ -60,14 +60,8 @@ describe('convertToAnthropicRequest', () => {
     expect((convert(extra).body.tool_choice as Record<string, unknown> | undefined)?.disable_parallel_tool_use).toBeUndefined();
   });
 
-  const dropped = (Object.keys(ANTHROPIC_FIELD_POLICY) as Array<keyof ChatCompletionRequest>).filter((k) => ANTHROPIC_FIELD_POLICY[k] === 'drop');
-  const droppedValues: Partial<ChatCompletionRequest> = {
-    context_length: 8192, previous_response_id: 'resp_1', conversation: { id: 'c' }, prompt_cache_key: 'k', store: true, truncation: 'auto',
-    include: ['x'], metadata: { user: 'u1' }, provider_options: { region: 'eu' }, schema_params: { strict: true }, network_search: true, verbosity: 'low',
-  };
-  it.each(dropped)('does not send %s upstream', (field) => {
-    expect(droppedValues[field]).toBeDefined();
-    const body = convert({ [field]: droppedValues[field] }).body;
+  it('sends the gateway\'s own fields nowhere', () => {
+    const body = convert({ metadata: { user: 'u1' }, store: false, include: [], network_search: false }).body;
     expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model']);
   });
 

@@ -1,6 +1,6 @@
 import { InputError } from '@gw/platform';
-import type { ChatCompletionRequest, ChatTool, ChatToolChoice, ReasoningEffort, ResponseFormat } from '@gw/provider-spec';
-import { GATEWAY_FIELD_POLICY, type RequestFieldPolicy } from '../convert/request-field-policy';
+import type { ChatCapabilities, ChatCompletionRequest, ChatTool, ChatToolChoice, ReasoningEffort, ResponseFormat } from '@gw/provider-spec';
+import { GATEWAY_PARAMETERS, rejectUnsupported, reservedBodyFields } from '../convert/request-field-policy';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
 
 /** Anthropic requires `max_tokens`; this is the answer room when the caller set no cap. */
@@ -9,44 +9,39 @@ export const DEFAULT_MAX_TOKENS = 4096;
 export const MIN_THINKING_BUDGET = 1024;
 const MAX_EFFORT_BUDGET = 32_000;
 
-type FieldFate = 'convert' | 'drop' | { rejectWhen: (value: unknown) => boolean };
+const onlyZero = { honouredWhen: (v: unknown) => v === 0, values: '0' };
 
 /**
- * What happens to each request field on the way to Anthropic (see RequestFieldPolicy):
- *  - convert: rewritten below
- *  - drop:    gateway-only, or a hint with no Anthropic counterpart and no effect on the answer's shape
- *  - reject:  asks for something Anthropic cannot do; reported as a 400 naming the parameter
+ * What Anthropic's messages API honours of a chat request (see ChatCapabilities). Supported fields are
+ * rewritten below (system hoisted, max tokens, stop -> stop_sequences, response_format -> a forced tool,
+ * reasoning -> thinking, parallel_tool_calls false -> disable_parallel_tool_use).
  */
-export const ANTHROPIC_FIELD_POLICY: RequestFieldPolicy<FieldFate> = {
-  ...GATEWAY_FIELD_POLICY,
-  model: 'convert', // replaced by the target's provider model id
-  messages: 'convert', // system hoisted, roles merged, parts and tool calls rewritten
-  temperature: 'convert',
-  top_p: 'convert',
-  top_k: 'convert',
-  max_completion_tokens: 'convert', // -> max_tokens
-  max_tokens: 'convert', // -> max_tokens
-  frequency_penalty: { rejectWhen: (v) => typeof v === 'number' && v !== 0 },
-  presence_penalty: { rejectWhen: (v) => typeof v === 'number' && v !== 0 },
-  stream: 'convert', // set by the call kind, not by the body
-  stream_options: 'convert', // Anthropic always streams usage; include_usage only decides what the caller sees
-  tools: 'convert', // -> name / description / input_schema
-  tool_choice: 'convert', // required -> any, named function -> tool
-  parallel_tool_calls: 'convert', // false -> disable_parallel_tool_use
-  prompt_cache_key: 'drop', // Anthropic caches by cache_control markers, not by key
-  reasoning: 'convert', // -> thinking
-  response_format: 'convert', // json -> a forced tool whose input is the answer
-  logprobs: { rejectWhen: (v) => v === true },
-  top_logprobs: { rejectWhen: (v) => typeof v === 'number' && v > 0 },
-  stop: 'convert', // -> stop_sequences
-  verbosity: 'drop', // a length hint of other providers' models
-  seed: { rejectWhen: (v) => v !== undefined && v !== null },
-  n: { rejectWhen: (v) => typeof v === 'number' && v !== 1 },
-  logit_bias: { rejectWhen: (v) => typeof v === 'object' && v !== null && Object.keys(v).length > 0 },
+export const ANTHROPIC_CAPABILITIES: ChatCapabilities = {
+  parameters: {
+    ...GATEWAY_PARAMETERS,
+    temperature: 'supported',
+    top_p: 'supported',
+    top_k: 'supported',
+    max_completion_tokens: 'supported',
+    max_tokens: 'supported',
+    frequency_penalty: onlyZero,
+    presence_penalty: onlyZero,
+    tools: 'supported',
+    tool_choice: 'supported',
+    parallel_tool_calls: 'supported',
+    prompt_cache_key: 'unsupported', // Anthropic caches by cache_control markers, not by key
+    reasoning: 'supported',
+    response_format: 'supported',
+    logprobs: { honouredWhen: (v) => v === false, values: 'false' },
+    top_logprobs: onlyZero,
+    stop: 'supported',
+    verbosity: 'unsupported', // no Anthropic counterpart
+    seed: 'unsupported',
+    n: { honouredWhen: (v) => v === 1, values: '1' },
+    logit_bias: { honouredWhen: (v) => typeof v === 'object' && v !== null && Object.keys(v).length === 0, values: 'an empty object' },
+  },
+  reservedBodyFields: reservedBodyFields(['system', 'thinking', 'stop_sequences', 'max_tokens', 'tools', 'tool_choice']),
 };
-
-/** Body fields extra_body may not override: they decide what the response looks like to our parser. */
-const TRANSPORT_FIELDS = new Set(['model', 'stream']);
 
 /** The upstream body plus what reading the answer needs to know about how it was asked. */
 export interface AnthropicRequest {
@@ -58,7 +53,7 @@ export interface AnthropicRequest {
 }
 
 export function convertToAnthropicRequest(req: ChatCompletionRequest, providerModel: string, stream: boolean): AnthropicRequest {
-  rejectUnsupported(req);
+  rejectUnsupported(ANTHROPIC_CAPABILITIES, req);
   const { system, messages } = convertToAnthropicMessages(req.messages);
   const capField = req.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
   const cap = req.max_completion_tokens ?? req.max_tokens;
@@ -96,19 +91,10 @@ export function convertToAnthropicRequest(req: ChatCompletionRequest, providerMo
     if (cap === undefined) body.max_tokens = budget + DEFAULT_MAX_TOKENS;
   }
 
-  for (const [key, value] of Object.entries(req.extra_body ?? {})) {
-    if (!TRANSPORT_FIELDS.has(key)) body[key] = value;
-  }
+  // Reserved fields were refused above, so extra_body only adds fields.
+  Object.assign(body, req.extra_body);
   if (stream) body.stream = true;
   return { body, jsonToolName: jsonTool?.name, includeReasoning: budget !== undefined && req.reasoning?.exclude !== true };
-}
-
-function rejectUnsupported(req: ChatCompletionRequest): void {
-  for (const [field, fate] of Object.entries(ANTHROPIC_FIELD_POLICY)) {
-    if (typeof fate === 'object' && fate.rejectWhen(req[field as keyof ChatCompletionRequest])) {
-      throw new InputError(`${field} is not supported by this model`, field, 'unsupported_parameter');
-    }
-  }
 }
 
 function convertTool(tool: ChatTool, i: number): Record<string, unknown> {

@@ -1,26 +1,38 @@
-import type { ChatCompletionRequest } from '@gw/provider-spec';
+import { InputError } from '@gw/platform';
+import { EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCapabilities, type ChatCompletionRequest, type ParameterSupport } from '@gw/provider-spec';
+
+const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 
 /**
- * What happens to each request field on the way to one upstream wire format. A Record over every key of the
- * request, so a new request field does not compile until each provider has decided its fate.
+ * The fields whose support is the same for every upstream: the gateway's own fields. No route implements the
+ * routing hints, web search or the Responses API's state, so those are refused when set (beyond their neutral
+ * value) rather than accepted and ignored.
  */
-export type RequestFieldPolicy<Fate> = Record<keyof ChatCompletionRequest, Fate>;
+export const GATEWAY_PARAMETERS = {
+  model: 'supported', // replaced by the target's provider model id
+  messages: 'supported',
+  stream: 'supported', // set by the call kind
+  stream_options: 'supported', // usage is always asked for upstream; include_usage decides what the caller sees
+  metadata: 'supported', // the caller's metadata for the gateway; never sent upstream
+  extra_body: 'supported', // merged into the upstream body, minus each provider's reservedBodyFields
+  context_length: 'unsupported', // a model's window is fixed by the catalogue; no route chooses by it
+  provider_options: 'unsupported', // no upstream configuration is taken from callers
+  network_search: { honouredWhen: (v) => v === false, values: 'false' }, // no route searches the web
+  previous_response_id: 'unsupported', // Responses API state; chat completions are stateless
+  conversation: 'unsupported', // Responses API state
+  store: { honouredWhen: (v) => v === false, values: 'false' }, // nothing is stored, here or upstream
+  truncation: { honouredWhen: (v) => v === 'disabled', values: 'disabled' }, // chat never truncates a prompt
+  include: { honouredWhen: (v) => Array.isArray(v) && v.length === 0, values: 'an empty array' }, // Responses API only
+  schema_params: { honouredWhen: isEmptyObject, values: 'an empty object' }, // response_format carries the schema
+} as const satisfies Partial<Record<keyof ChatCompletionRequest, ParameterSupport>>;
 
-/**
- * The fields whose fate is the same for every upstream: the gateway's own settings and the Responses API's
- * state, which never go upstream, and extra_body, which each provider merges into its body (keeping the fields
- * that decide what the answer looks like to its parser).
- */
-export const GATEWAY_FIELD_POLICY = {
-  context_length: 'drop', // a routing hint for the gateway
-  previous_response_id: 'drop', // Responses API state; chat completions are stateless
-  conversation: 'drop', // Responses API state
-  store: 'drop', // would store caller data at the provider under the gateway's account
-  truncation: 'drop', // Responses API only
-  include: 'drop', // Responses API only
-  metadata: 'drop', // the caller's metadata for the gateway
-  extra_body: 'convert', // merged into the body
-  provider_options: 'drop', // consumed by routing
-  schema_params: 'drop', // gateway structured-output settings; response_format carries the schema upstream
-  network_search: 'drop', // a gateway feature, not an upstream parameter
-} as const satisfies Partial<RequestFieldPolicy<'drop' | 'convert'>>;
+/** Upstream body fields extra_body may never set: the request's own fields plus the provider's spellings of them. */
+export function reservedBodyFields(providerFields: readonly string[]): readonly string[] {
+  return [...new Set([...EXTRA_BODY_RESERVED_FIELDS, ...providerFields])];
+}
+
+/** The same check routing makes, repeated at conversion so a provider never sends what it cannot honour. */
+export function rejectUnsupported(capabilities: ChatCapabilities, req: ChatCompletionRequest): void {
+  const found = findUnsupported(capabilities, req);
+  if (found) throw new InputError(found.message, found.param, found.code);
+}

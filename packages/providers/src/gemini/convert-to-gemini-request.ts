@@ -1,53 +1,50 @@
 import { InputError } from '@gw/platform';
-import type { ChatCompletionRequest, ChatTool, ChatToolChoice, ReasoningOptions } from '@gw/provider-spec';
-import { GATEWAY_FIELD_POLICY, type RequestFieldPolicy } from '../convert/request-field-policy';
+import type { ChatCapabilities, ChatCompletionRequest, ChatTool, ChatToolChoice, ReasoningOptions } from '@gw/provider-spec';
+import { GATEWAY_PARAMETERS, rejectUnsupported, reservedBodyFields } from '../convert/request-field-policy';
 import type { GeminiGenerationConfig, GeminiRequest } from './gemini-api';
 import { convertJsonSchemaToGeminiSchema, convertToolParameters } from './convert-json-schema-to-gemini-schema';
 import { convertToGeminiContents } from './convert-to-gemini-contents';
 
 /**
- * What happens to each request field on the way to Gemini (see RequestFieldPolicy):
- *  - convert: rewritten into Gemini's shape below
- *  - drop:    gateway-only, or without a Gemini counterpart whose absence changes nothing the caller relies on
- *  - reject:  the caller relies on it and Gemini cannot do it: 400 naming the field, never silently dropped
+ * What Gemini honours of a chat request (see ChatCapabilities). Supported fields are rewritten into
+ * systemInstruction, contents, tools, toolConfig and generationConfig below.
  */
-export const GEMINI_FIELD_POLICY: RequestFieldPolicy<'convert' | 'drop' | 'reject'> = {
-  ...GATEWAY_FIELD_POLICY,
-  model: 'drop', // the provider model id goes into the URL
-  messages: 'convert', // systemInstruction + contents
-  temperature: 'convert',
-  top_p: 'convert',
-  frequency_penalty: 'convert',
-  presence_penalty: 'convert',
-  max_completion_tokens: 'convert', // maxOutputTokens
-  max_tokens: 'convert', // maxOutputTokens when max_completion_tokens is absent
-  top_k: 'convert',
-  stream: 'drop', // chooses the endpoint, not a body field
-  stream_options: 'drop', // Gemini always reports usage; the translator decides what the caller sees
-  tools: 'convert',
-  tool_choice: 'convert',
-  parallel_tool_calls: 'drop', // Gemini decides; there is no switch
-  prompt_cache_key: 'drop', // Gemini caches implicitly; explicit caches are a separate API
-  reasoning: 'convert', // thinkingConfig
-  response_format: 'convert', // responseMimeType + responseSchema
-  logprobs: 'convert', // responseLogprobs
-  top_logprobs: 'convert', // logprobs
-  stop: 'convert', // stopSequences
-  verbosity: 'drop', // no Gemini counterpart; a style hint
-  seed: 'convert',
-  n: 'convert', // candidateCount
-  logit_bias: 'reject', // Gemini has no token biasing
+export const GEMINI_CAPABILITIES: ChatCapabilities = {
+  parameters: {
+    ...GATEWAY_PARAMETERS,
+    temperature: 'supported',
+    top_p: 'supported',
+    frequency_penalty: 'supported',
+    presence_penalty: 'supported',
+    max_completion_tokens: 'supported', // maxOutputTokens
+    max_tokens: 'supported', // maxOutputTokens when max_completion_tokens is absent
+    top_k: 'supported',
+    tools: 'supported',
+    tool_choice: 'supported',
+    parallel_tool_calls: { honouredWhen: (v) => v === true, values: 'true' }, // Gemini may always call in parallel; there is no switch
+    prompt_cache_key: 'unsupported', // Gemini caches implicitly; explicit caches are a separate API
+    reasoning: 'supported', // thinkingConfig
+    response_format: 'supported', // responseMimeType + responseSchema
+    logprobs: 'supported', // responseLogprobs
+    top_logprobs: 'supported', // logprobs
+    stop: 'supported', // stopSequences
+    verbosity: 'unsupported', // no Gemini counterpart
+    seed: 'supported',
+    n: 'supported', // candidateCount
+    logit_bias: 'unsupported', // Gemini has no token biasing
+  },
+  reservedBodyFields: reservedBodyFields([
+    'contents', 'systemInstruction', 'toolConfig',
+    ...['maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount',
+      'stopSequences', 'responseLogprobs', 'logprobs', 'responseMimeType', 'responseSchema', 'thinkingConfig'].map((f) => `generationConfig.${f}`),
+  ]),
 };
 
 /** Thinking budgets (tokens) per effort; every value is within the range all thinking Gemini models accept. */
 const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 16384, xhigh: 24576 };
 
 export function convertToGeminiRequest(req: ChatCompletionRequest, providerModel: string): GeminiRequest {
-  for (const key of Object.keys(GEMINI_FIELD_POLICY) as Array<keyof ChatCompletionRequest>) {
-    if (GEMINI_FIELD_POLICY[key] === 'reject' && req[key] !== undefined) {
-      throw new InputError(`${key} is not supported by this model's provider`, key, 'unsupported_parameter');
-    }
-  }
+  rejectUnsupported(GEMINI_CAPABILITIES, req);
   const prompt = convertToGeminiContents(req.messages, { needsThoughtSignatures: providerModel.startsWith('gemini-3') });
   const body: GeminiRequest = { ...prompt };
   if (req.tools && req.tools.length > 0) body.tools = [{ functionDeclarations: req.tools.map(convertTool) }];
@@ -114,7 +111,7 @@ function convertReasoning(reasoning: ReasoningOptions): GeminiGenerationConfig['
 function mergeExtraBody(body: GeminiRequest, extra: Record<string, unknown> | undefined): GeminiRequest {
   if (!extra) return body;
   for (const [key, value] of Object.entries(extra)) {
-    if (key === 'contents') continue; // the transcript is the caller's messages, nothing else
+    // Reserved fields (the transcript, and generationConfig fields we set) were refused before conversion.
     if (key === 'generationConfig' && typeof value === 'object' && value !== null) body.generationConfig = { ...body.generationConfig, ...value };
     else body[key] = value;
   }

@@ -9,7 +9,7 @@ import { malformedUpstreamError } from '../http/upstream-errors';
 import { readJsonAnswer } from '../http/upstream-json';
 import { convertGeminiResponse } from './convert-from-gemini-response';
 import { convertGeminiUsage } from './convert-gemini-usage';
-import { convertToGeminiRequest } from './convert-to-gemini-request';
+import { convertToGeminiRequest, GEMINI_CAPABILITIES } from './convert-to-gemini-request';
 import { geminiResponseSchema } from './gemini-api';
 import { GeminiChatStreamTranslator } from './gemini-chat-stream';
 import { mapGeminiHttpError, parseGeminiError } from './gemini-error';
@@ -20,6 +20,7 @@ import { mapGeminiHttpError, parseGeminiError } from './gemini-error';
  */
 export class GeminiChatProvider implements ChatProvider {
   readonly kind = 'gemini';
+  readonly capabilities = GEMINI_CAPABILITIES;
 
   constructor(private readonly pools: OriginPools = new OriginPools()) {}
 

@@ -1,58 +1,51 @@
-import type { ChatCompletionRequest, ChatMessage } from '@gw/provider-spec';
-import { GATEWAY_FIELD_POLICY, type RequestFieldPolicy } from '../convert/request-field-policy';
+import type { ChatCapabilities, ChatCompletionRequest, ChatMessage } from '@gw/provider-spec';
+import { GATEWAY_PARAMETERS, rejectUnsupported, reservedBodyFields } from '../convert/request-field-policy';
 
 /**
- * What happens to each request field on the way to an OpenAI-style upstream (see RequestFieldPolicy):
- *  - forward: same name and meaning upstream
- *  - convert: rewritten below
- *  - drop:    gateway-only, or not part of OpenAI's chat API (OpenAI rejects unknown arguments)
+ * What an OpenAI-style upstream honours (see ChatCapabilities). Supported fields go upstream under the same
+ * name, except `reasoning` (effort -> reasoning_effort) and the gateway's own fields.
  */
-export const OPENAI_FIELD_POLICY: RequestFieldPolicy<'forward' | 'convert' | 'drop'> = {
-  ...GATEWAY_FIELD_POLICY,
-  model: 'convert', // replaced by the target's provider model id
-  messages: 'convert', // rebuilt from known message fields
-  temperature: 'forward',
-  top_p: 'forward',
-  frequency_penalty: 'forward',
-  presence_penalty: 'forward',
-  max_completion_tokens: 'forward',
-  max_tokens: 'forward',
-  top_k: 'drop', // not an OpenAI parameter; servers that take it can get it through extra_body
-  stream: 'convert', // set by the call kind, not by the body
-  stream_options: 'convert', // streams always ask for usage, it is what we bill
-  tools: 'forward',
-  tool_choice: 'forward',
-  parallel_tool_calls: 'forward',
-  prompt_cache_key: 'forward',
-  reasoning: 'convert', // effort -> reasoning_effort
-  response_format: 'forward',
-  logprobs: 'forward',
-  top_logprobs: 'forward',
-  stop: 'forward',
-  verbosity: 'forward',
-  seed: 'forward',
-  n: 'forward',
-  logit_bias: 'forward',
+export const OPENAI_CAPABILITIES: ChatCapabilities = {
+  parameters: {
+    ...GATEWAY_PARAMETERS,
+    temperature: 'supported',
+    top_p: 'supported',
+    frequency_penalty: 'supported',
+    presence_penalty: 'supported',
+    max_completion_tokens: 'supported',
+    max_tokens: 'supported',
+    top_k: 'unsupported', // not an OpenAI chat parameter (OpenAI refuses unknown arguments)
+    tools: 'supported',
+    tool_choice: 'supported',
+    parallel_tool_calls: 'supported',
+    prompt_cache_key: 'supported',
+    reasoning: 'supported',
+    response_format: 'supported',
+    logprobs: 'supported',
+    top_logprobs: 'supported',
+    stop: 'supported',
+    verbosity: 'supported',
+    seed: 'supported',
+    n: 'supported',
+    logit_bias: 'supported',
+  },
+  reservedBodyFields: reservedBodyFields(['reasoning_effort']),
 };
 
-const FORWARDED_FIELDS = (Object.keys(OPENAI_FIELD_POLICY) as Array<keyof ChatCompletionRequest>).filter(
-  (key) => OPENAI_FIELD_POLICY[key] === 'forward',
+/** Request fields that are not the gateway's own and go upstream under their own name. */
+const FORWARDED_FIELDS = (Object.keys(OPENAI_CAPABILITIES.parameters) as Array<keyof ChatCompletionRequest>).filter(
+  (key) => OPENAI_CAPABILITIES.parameters[key] === 'supported' && !(key in GATEWAY_PARAMETERS) && key !== 'reasoning',
 );
 
-/** Body fields extra_body may not override: they decide what the response looks like to our parser. */
-const TRANSPORT_FIELDS = new Set(['model', 'stream', 'stream_options']);
-
 export function convertToOpenAIChat(req: ChatCompletionRequest, providerModel: string, stream: boolean): Record<string, unknown> {
+  rejectUnsupported(OPENAI_CAPABILITIES, req);
   const body: Record<string, unknown> = { model: providerModel, messages: req.messages.map(convertMessage) };
   for (const key of FORWARDED_FIELDS) {
     if (req[key] !== undefined) body[key] = req[key];
   }
   if (req.reasoning?.effort !== undefined) body.reasoning_effort = req.reasoning.effort;
-  if (req.extra_body) {
-    for (const [key, value] of Object.entries(req.extra_body)) {
-      if (!TRANSPORT_FIELDS.has(key)) body[key] = value;
-    }
-  }
+  // Reserved fields were refused above, so extra_body only adds fields.
+  if (req.extra_body) Object.assign(body, req.extra_body);
   if (stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

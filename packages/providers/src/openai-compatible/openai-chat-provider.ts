@@ -9,7 +9,7 @@ import { callUpstream, openUpstreamStream } from '../http/upstream-call';
 import { readJsonAnswer } from '../http/upstream-json';
 import { convertOpenAIChatResponse } from './convert-from-openai-chat';
 import { convertOpenAIUsage } from './convert-openai-usage';
-import { convertToOpenAIChat } from './convert-to-openai-chat';
+import { convertToOpenAIChat, OPENAI_CAPABILITIES } from './convert-to-openai-chat';
 import { openAIChatResponseSchema } from './openai-api';
 import { OpenAIChatStreamTranslator } from './openai-chat-stream';
 import { mapOpenAIHttpError } from './openai-error';
@@ -43,6 +43,7 @@ export const AZURE_OPENAI_DIALECT: OpenAIDialect = {
 /** Chat over any upstream that speaks OpenAI's chat completions wire format. */
 export class OpenAICompatibleChatProvider implements ChatProvider {
   readonly kind: string;
+  readonly capabilities = OPENAI_CAPABILITIES;
 
   constructor(private readonly pools: OriginPools = new OriginPools(), private readonly dialect: OpenAIDialect = OPENAI_DIALECT) {
     this.kind = dialect.kind;

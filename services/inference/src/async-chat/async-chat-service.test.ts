@@ -3,7 +3,9 @@ import { catalogSchema } from '@gw/catalog';
 import {
   closeServer, createHttpApp, finishHttpApp, GatewayError, Health, identityHeaders, listen, PaymentRequiredError, type Identity,
 } from '@gw/platform';
+import { createChatProvider } from '@gw/providers';
 import { ModelDirectory } from '../catalog/model-objects';
+import { DeploymentRouter } from '../routing/deployment-router';
 import { ChatService } from '../chat/chat-service';
 import { asyncChatRoutes } from './async-chat-routes';
 import { AsyncChatService } from './async-chat-service';
@@ -42,7 +44,9 @@ describe('async chat service', () => {
     await jobs.ensureIndexes();
     authorize = jest.fn(async () => undefined);
     woken = 0;
-    const chat = new ChatService({ models: new ModelDirectory(CATALOG), router: {} as never, spend: {} as never, usage: {} as never, logger: silentLogger() });
+    // A real router over an unreachable upstream: submit only validates against its routes, never calls them.
+    const router = new DeploymentRouter(CATALOG, createChatProvider, {}, silentLogger());
+    const chat = new ChatService({ models: new ModelDirectory(CATALOG), router, spend: {} as never, usage: {} as never, logger: silentLogger() });
     service = new AsyncChatService({
       jobs, chat, spend: { authorize }, workers: { wake: () => { woken++; }, cancelLocal: () => undefined },
       expiresAfterMs: DAY_MS, cancelWaitMs: 200, now: () => clock,
@@ -87,6 +91,18 @@ describe('async chat service', () => {
     const err = await service.submit(body, IDENTITY, 't').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ status, param, code });
+    expect(await t.store.collection('chat_jobs').count({})).toBe(0);
+  });
+
+  const deep = (levels: number) => { let v: object = {}; for (let i = 0; i < levels; i++) v = { a: v }; return v; };
+  it.each<[string, object, string, string]>([
+    ['extra_body nested 10,000 levels', { ...BODY, extra_body: deep(10_000) }, 'extra_body', 'invalid_request'],
+    ['metadata nested 10,000 levels', { ...BODY, metadata: deep(10_000) }, 'metadata', 'invalid_request'],
+    ['extra_body replacing max_tokens past the limit', { ...BODY, extra_body: { max_tokens: 100_000 } }, 'extra_body.max_tokens', 'invalid_request'],
+    ['a parameter the model\'s provider cannot honour', { ...BODY, top_k: 5 }, 'top_k', 'unsupported_parameter'],
+  ])('refuses %s with a 400 and queues nothing', async (_what, body, param, code) => {
+    const err = await service.submit(body, IDENTITY, 't').catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 400, param, code });
     expect(await t.store.collection('chat_jobs').count({})).toBe(0);
   });
 

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import * as path from 'node:path';
 import { catalogSchema, loadCatalog, type Catalog } from '@gw/catalog';
 import { closeServer, createHttpApp, createLogger, finishHttpApp, Health, listen } from '@gw/platform';
+import { chatCapabilities } from '@gw/providers';
 import { ModelDirectory, toModelObject } from './model-objects';
 import { modelRoutes } from './model-routes';
 
@@ -44,9 +45,16 @@ const CATALOG: Catalog = catalogSchema.parse({
   ],
 });
 
+const objectOf = (m: Catalog['models'][number]) => toModelObject(m, [chatCapabilities('openai-compatible')]);
+const OPENAI_PARAMETERS = [
+  'temperature', 'top_p', 'frequency_penalty', 'presence_penalty', 'max_completion_tokens', 'max_tokens', 'stream', 'stream_options',
+  'tools', 'tool_choice', 'parallel_tool_calls', 'prompt_cache_key', 'metadata', 'extra_body', 'reasoning', 'response_format',
+  'logprobs', 'top_logprobs', 'stop', 'verbosity', 'seed', 'n', 'logit_bias',
+];
+
 describe('toModelObject', () => {
   it('carries every spec field', () => {
-    expect(toModelObject(CATALOG.models[0])).toEqual({
+    expect(objectOf(CATALOG.models[0])).toEqual({
       id: 'acme/voice-1.5',
       object: 'model',
       created: Date.UTC(2025, 2, 4, 5, 6, 7) / 1000,
@@ -62,7 +70,7 @@ describe('toModelObject', () => {
       links: { details: '/v1/models/acme/voice-1.5' },
       name: 'Acme: Voice 1.5',
       per_request_limits: { completion_tokens: 2000, prompt_tokens: 30000 },
-      supported_parameters: ['temperature', 'voice', 'stop'],
+      supported_parameters: OPENAI_PARAMETERS,
       parameter_schema: {
         temperature: { type: 'number', options: null, default: 0.7, min: 0, max: 1.5 },
         voice: { type: 'string', options: ['alto', 'bass'], default: 'alto', min: null, max: null },
@@ -73,12 +81,12 @@ describe('toModelObject', () => {
   });
 
   it('optional catalogue fields come out as the spec nulls and empties', () => {
-    expect(toModelObject(CATALOG.models[1])).toMatchObject({
+    expect(objectOf(CATALOG.models[1])).toMatchObject({
       created: 1721260800, // 2024-07-18T00:00:00Z
       architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
       context_length: null, default_parameters: {}, description: '', expiration_date: null, model_hub_id: null,
       knowledge_cutoff: null, per_request_limits: { completion_tokens: null, prompt_tokens: null },
-      supported_parameters: [], parameter_schema: {}, supported_voices: null,
+      supported_parameters: OPENAI_PARAMETERS, parameter_schema: {}, supported_voices: null,
     });
   });
 
@@ -93,11 +101,39 @@ describe('toModelObject', () => {
     const shipped = loadCatalog(path.resolve(__dirname, '../../../../config/catalog.json'), {});
     expect(shipped.models.length).toBeGreaterThan(0);
     for (const m of shipped.models) {
-      const o = toModelObject(m);
+      const o = objectOf(m);
       expect(Number.isInteger(o.created)).toBe(true);
       expect(o.created).toBeGreaterThan(0);
       expect(o.canonical_slug).toBe(m.id);
     }
+  });
+});
+
+describe('supported_parameters', () => {
+  const shipped = new ModelDirectory(loadCatalog(path.resolve(__dirname, '../../../../config/catalog.json'), {}));
+  const listed = (id: string) => new Set(shipped.get(id)!.object.supported_parameters);
+
+  it.each([
+    // [model, listed because its provider honours them, not listed because its provider cannot]
+    ['simulated/echo-chat', ['tools', 'response_format', 'n', 'seed', 'verbosity', 'prompt_cache_key'], ['top_k']],
+    ['simulated/claude-echo', ['tools', 'response_format', 'top_k', 'reasoning'], ['seed', 'n', 'verbosity', 'prompt_cache_key', 'logprobs']],
+    ['simulated/gemini-echo', ['tools', 'response_format', 'n', 'top_k', 'seed'], ['verbosity', 'prompt_cache_key', 'parallel_tool_calls', 'logit_bias']],
+  ])('%s lists what its provider honours', (id, honoured, refused) => {
+    const params = listed(id);
+    for (const p of honoured) expect(params.has(p)).toBe(true);
+    for (const p of [...refused, 'context_length', 'provider_options', 'network_search', 'store', 'model', 'messages']) expect(params.has(p)).toBe(false);
+  });
+
+  it('is the union over a model\'s routes', () => {
+    const mixed = catalogSchema.parse({
+      providers: { a: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' }, b: { kind: 'anthropic', base_url: 'http://127.0.0.1:9/v1' } },
+      models: [{
+        id: 'm', name: 'm', owned_by: 'o', updated_at: '2025-01-01', architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+        deployments: ['a', 'b'].map((p) => ({ id: p, provider: p, provider_model: 'x', price: { prompt_per_million: '1', completion_per_million: '1' } })),
+      }],
+    });
+    const params = new ModelDirectory(mixed).get('m')!.object.supported_parameters;
+    expect(params).toEqual(expect.arrayContaining(['top_k', 'seed', 'verbosity']));
   });
 });
 
@@ -120,7 +156,7 @@ describe('GET /v1/models and /v1/models/{model_id}', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const body = await json(res);
     expect(body.object).toBe('list');
-    expect(body.data).toEqual(CATALOG.models.map(toModelObject));
+    expect(body.data).toEqual(CATALOG.models.map(objectOf));
   });
 
   it.each([
@@ -130,12 +166,12 @@ describe('GET /v1/models and /v1/models/{model_id}', () => {
   ])('retrieves %s', async (_what, url, id) => {
     const res = await fetch(`${base}${url}`);
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual(toModelObject(CATALOG.models.find((m) => m.id === id)!));
+    expect(await json(res)).toEqual(objectOf(CATALOG.models.find((m) => m.id === id)!));
   });
 
   it('the links.details path of each model retrieves that model', async () => {
     for (const m of CATALOG.models) {
-      const res = await fetch(`${base}${toModelObject(m).links.details}`);
+      const res = await fetch(`${base}${objectOf(m).links.details}`);
       expect((await json(res)).id).toBe(m.id);
     }
   });

@@ -1,4 +1,6 @@
 import type { Catalog, CatalogModel } from '@gw/catalog';
+import { CHAT_REQUEST_FIELDS, honouredParameters, type ChatCapabilities } from '@gw/provider-spec';
+import { chatCapabilities } from '@gw/providers';
 
 /** Spec: Model. Built once from the catalogue; routing data (deployments, prices) never leaks into it. */
 export interface ModelObject {
@@ -23,7 +25,16 @@ export interface ModelObject {
   supported_voices: string[] | null;
 }
 
-export function toModelObject(m: CatalogModel): ModelObject {
+/**
+ * The request parameters some route of the model honours (routing sends a request only to a route that
+ * honours all it sets), from the providers' own declarations; `model` and `messages` are not parameters.
+ */
+export function supportedParameters(capabilities: ChatCapabilities[]): string[] {
+  const honoured = new Set(capabilities.flatMap(honouredParameters));
+  return CHAT_REQUEST_FIELDS.filter((f) => f !== 'model' && f !== 'messages' && honoured.has(f));
+}
+
+export function toModelObject(m: CatalogModel, routeCapabilities: ChatCapabilities[]): ModelObject {
   const parameterSchema = Object.fromEntries(
     Object.entries(m.parameter_schema).map(([name, p]) => [name, {
       type: p.type, options: p.options, default: p.default ?? null, min: p.min, max: p.max,
@@ -46,7 +57,7 @@ export function toModelObject(m: CatalogModel): ModelObject {
     links: { details: `/v1/models/${m.id}` },
     name: m.name,
     per_request_limits: { completion_tokens: m.per_request_limits.completion_tokens, prompt_tokens: m.per_request_limits.prompt_tokens },
-    supported_parameters: Object.keys(m.parameter_schema),
+    supported_parameters: supportedParameters(routeCapabilities),
     parameter_schema: parameterSchema,
     supported_voices: m.supported_voices,
   };
@@ -57,8 +68,9 @@ export class ModelDirectory {
   private readonly byId: Map<string, { model: CatalogModel; object: ModelObject }>;
   readonly listJson: string;
 
-  constructor(catalog: Catalog) {
-    this.byId = new Map(catalog.models.map((m) => [m.id, { model: m, object: toModelObject(m) }]));
+  constructor(catalog: Catalog, capabilitiesOf: (kind: string) => ChatCapabilities = chatCapabilities) {
+    const routeCapabilities = (m: CatalogModel) => m.deployments.map((d) => capabilitiesOf(catalog.providers[d.provider]!.kind));
+    this.byId = new Map(catalog.models.map((m) => [m.id, { model: m, object: toModelObject(m, routeCapabilities(m)) }]));
     this.listJson = JSON.stringify({ object: 'list', data: [...this.byId.values()].map((e) => e.object) });
   }
 

@@ -4,7 +4,7 @@ import type { ModelDirectory } from '../catalog/model-objects';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
 import type { UsageRecorder } from '../usage/usage-recorder';
-import { validateAgainstModel, validateChatBody } from './validate-chat-request';
+import { routesHonouring, validateChatBody, validateChatForModel } from './validate-chat-request';
 
 export interface ChatDeps {
   models: ModelDirectory;
@@ -29,8 +29,8 @@ export class ChatService {
     const req = validateChatBody(body);
     const entry = this.deps.models.get(req.model);
     if (!entry) throw new NotFoundError(`Model '${req.model}' not found`, 'model', 'model_not_found');
-    validateAgainstModel(req, entry.model);
-    return { req, model: entry.model };
+    validateChatForModel(req, entry.model);
+    return { req, model: entry.model, serves: routesHonouring(req, entry.model, this.deps.router) };
   }
 
   /**
@@ -38,11 +38,11 @@ export class ChatService {
    * counts it once); `opts.signal` aborts the upstream call (nothing is billed when it aborts first).
    */
   async complete(body: unknown, id: Identity, traceId: string, opts: { requestId?: string; signal?: AbortSignal } = {}): Promise<{ requestId: string; completion: ChatCompletion }> {
-    const { req, model } = this.prepare(body);
+    const { req, model, serves } = this.prepare(body);
     await this.deps.spend.authorize(id, traceId);
     const requestId = opts.requestId ?? newRequestId();
     const startedAt = Date.now();
-    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal));
+    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal), serves);
     const { completion, usage } = result;
     this.bill(id, route, requestId, model.id, {
       providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,
@@ -52,11 +52,11 @@ export class ChatService {
   }
 
   async stream(body: unknown, id: Identity, traceId: string): Promise<StartedStream & { includeUsage: boolean; req: ChatCompletionRequest }> {
-    const { req, model } = this.prepare(body);
+    const { req, model, serves } = this.prepare(body);
     await this.deps.spend.authorize(id, traceId);
     const requestId = newRequestId();
     const startedAt = Date.now();
-    const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target));
+    const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target), serves);
     const firstByteAt = Date.now();
     let billed = false;
     return {

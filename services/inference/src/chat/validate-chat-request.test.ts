@@ -1,6 +1,6 @@
 import { modelSchema } from '@gw/catalog';
 import { GatewayError } from '@gw/platform';
-import { validateAgainstModel, validateChatBody } from './validate-chat-request';
+import { validateChatBody, validateChatForModel } from './validate-chat-request';
 
 /** A model with every kind of bound: min/max, options, max_items, per-request completion limit. */
 const MODEL = modelSchema.parse({
@@ -32,7 +32,7 @@ const base = { model: MODEL.id, messages: [user] };
 /** The error a body gets, through both checks as the chat service runs them. */
 function refusal(body: unknown, model = MODEL): GatewayError | null {
   try {
-    validateAgainstModel(validateChatBody(body), model);
+    validateChatForModel(validateChatBody(body), model);
     return null;
   } catch (err) {
     if (err instanceof GatewayError) return err;
@@ -86,6 +86,7 @@ describe('chat body validation: each invalid field is a 400 naming it', () => {
     ['an unknown response_format.type', { ...base, response_format: { type: 'xml' } }, 'response_format.type'],
     ['json_schema without json_schema', { ...base, response_format: { type: 'json_schema' } }, 'response_format.json_schema'],
     ['json_schema without a name', { ...base, response_format: { type: 'json_schema', json_schema: { schema: {} } } }, 'response_format.json_schema.name'],
+    ['json_schema without a schema', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, 'response_format.json_schema.schema'],
     ['json_schema with a schema that is not an object', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: 'y' } } }, 'response_format.json_schema.schema'],
     ['reasoning not an object', { ...base, reasoning: 'high' }, 'reasoning'],
     ['an unknown reasoning.effort', { ...base, reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
@@ -133,7 +134,6 @@ describe('valid chat bodies pass untouched', () => {
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       parallel_tool_calls: false,
     }],
-    ['multimodal content parts', { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }],
     ['structured output', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'answer', strict: true, schema: { type: 'object' } } } }],
     ['logprobs with top_logprobs', { ...base, logprobs: true, top_logprobs: 5 }],
     ['streaming with usage', { ...base, stream: true, stream_options: { include_usage: true } }],
@@ -142,8 +142,109 @@ describe('valid chat bodies pass untouched', () => {
   ])('%s', (_what, body) => {
     const before = structuredClone(body);
     const req = validateChatBody(body);
-    validateAgainstModel(req, MODEL);
+    validateChatForModel(req, MODEL);
     expect(req).toEqual(before);
     expect(body).toEqual(before);
+  });
+});
+
+/** Nests `levels` objects: {"a":{"a":...}}. */
+function nested(levels: number): Record<string, unknown> {
+  let v: Record<string, unknown> = {};
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+}
+const manyKeys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+
+describe('free-form objects are bounded at the door (JSON_BOUNDS)', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['extra_body nested 5,000 levels', { ...base, extra_body: nested(5000) }, 'extra_body'],
+    ['metadata nested 5,000 levels', { ...base, metadata: nested(5000) }, 'metadata'],
+    ['provider_options one level past the bound', { ...base, provider_options: nested(32) }, 'provider_options'],
+    ['a tool schema nested 5,000 levels', { ...base, tools: [{ type: 'function', function: { name: 'f', parameters: nested(5000) } }] }, 'tools[0].function.parameters'],
+    ['a json_schema nested 5,000 levels', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'n', schema: nested(5000) } } }, 'response_format.json_schema.schema'],
+    ['message content nested 5,000 levels', { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'x', deep: nested(5000) }] }] }, 'messages'],
+    ['an unknown field nested 5,000 levels', { ...base, vendor_field: nested(5000) }, 'vendor_field'],
+    ['extra_body with 5,000 keys', { ...base, extra_body: manyKeys(5000) }, 'extra_body'],
+    ['metadata with 5,000 keys', { ...base, metadata: manyKeys(5000) }, 'metadata'],
+  ])('%s', (_what, body, param) => {
+    expect(refusal(body)).toMatchObject({ status: 400, param });
+  });
+
+  it('takes nesting up to the bound', () => {
+    expect(refusal({ ...base, extra_body: nested(31), metadata: manyKeys(4000) })).toBeNull();
+  });
+});
+
+describe('extra_body cannot replace a validated field', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['max_completion_tokens past the model limit', { max_completion_tokens: 1_000_000 }],
+    ['max_tokens', { max_tokens: 1_000_000 }],
+    ['messages with a role validation refuses', { messages: [{ role: 'root', content: 'x' }] }],
+    ['model', { model: 'another/model' }],
+    ['temperature', { temperature: 99 }],
+    ['stream', { stream: true }],
+    ['tools', { tools: 'x' }],
+  ])('%s', (_what, extra) => {
+    const [field] = Object.keys(extra);
+    expect(refusal({ ...base, extra_body: extra })).toMatchObject({ status: 400, param: `extra_body.${field}` });
+  });
+});
+
+describe('prompt limits hold (estimated tokens)', () => {
+  const WINDOWED = modelSchema.parse({ ...MODEL, id: 'vendor/windowed', context_length: 4500 });
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i % 10}`).join(' ');
+
+  it.each<[string, Record<string, unknown>, typeof MODEL, string]>([
+    ['a 9,192-word prompt over a 4,000-token prompt limit', { ...base, messages: [{ role: 'user', content: words(9192) }] }, MODEL, 'messages'],
+    ['text without spaces counted by bytes', { ...base, messages: [{ role: 'user', content: 'x'.repeat(25_000) }] }, MODEL, 'messages'],
+    ['the limit split over many messages and parts', {
+      ...base, messages: Array.from({ length: 50 }, () => ({ role: 'user', content: [{ type: 'text', text: words(90) }] })),
+    }, MODEL, 'messages'],
+    ['prompt plus max_completion_tokens over context_length', { ...base, messages: [{ role: 'user', content: words(3600) }], max_completion_tokens: 1000 }, WINDOWED, 'max_completion_tokens'],
+    ['prompt plus max_tokens over context_length', { ...base, messages: [{ role: 'user', content: words(3600) }], max_tokens: 1000 }, WINDOWED, 'max_tokens'],
+  ])('%s', (_what, body, model, param) => {
+    expect(refusal(body, model)).toMatchObject({ status: 400, param, code: 'context_length_exceeded' });
+  });
+
+  it.each<[string, Record<string, unknown>, typeof MODEL]>([
+    ['a prompt under the limit', { ...base, messages: [{ role: 'user', content: words(3000) }] }, MODEL],
+    ['prompt plus output within the window', { ...base, messages: [{ role: 'user', content: words(3000) }], max_completion_tokens: 1000 }, WINDOWED],
+    ['image data not counted as text', { ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(100_000)}` } }] }] }, modelSchema.parse({ ...MODEL, architecture: { input_modalities: ['text', 'image'], output_modalities: ['text'] } })],
+  ])('%s passes', (_what, body, model) => {
+    expect(refusal(body, model)).toBeNull();
+  });
+});
+
+describe('input the model cannot take is refused, never dropped', () => {
+  const VISION = modelSchema.parse({ ...MODEL, id: 'vendor/vision', architecture: { input_modalities: ['text', 'image', 'file'], output_modalities: ['text'] } });
+  const withPart = (part: Record<string, unknown>) => ({ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, part] }] });
+  const image = (url: unknown) => withPart({ type: 'image_url', image_url: { url } });
+  const p = 'messages[0].content[1]';
+
+  it.each<[string, Record<string, unknown>, typeof MODEL, string]>([
+    ['an image on a text-only model', image('https://x/y.png'), MODEL, `${p}.type`],
+    ['a file on a text-only model', withPart({ type: 'file', file: { file_data: 'data:application/pdf;base64,aGk=' } }), MODEL, `${p}.type`],
+    ['audio on a model without audio input', withPart({ type: 'input_audio', input_audio: { data: 'aGk=', format: 'wav' } }), VISION, `${p}.type`],
+    ['an unknown part type', withPart({ type: 'hologram' }), VISION, `${p}.type`],
+    ['a text part without text', withPart({ type: 'text' }), VISION, `${p}.text`],
+    ['an image_url that is not an object', withPart({ type: 'image_url', image_url: 'https://x/y.png' }), VISION, `${p}.image_url`],
+    ['an image URL that is not http(s)', image('ftp://x/y.png'), VISION, `${p}.image_url.url`],
+    ['a relative image URL', image('/y.png'), VISION, `${p}.image_url.url`],
+    ['a data URL that is not an image', image('data:text/plain;base64,aGk='), VISION, `${p}.image_url.url`],
+    ['a data URL that is not base64', image('data:image/png;base64,not base64!'), VISION, `${p}.image_url.url`],
+    ['a data URL without the base64 marker', image('data:image/png,aGk='), VISION, `${p}.image_url.url`],
+    ['an unknown file_id', withPart({ type: 'file', file: { file_id: 'file-abc' } }), VISION, `${p}.file.file_id`],
+    ['malformed file_data', withPart({ type: 'file', file: { file_data: 'hello' } }), VISION, `${p}.file.file_data`],
+  ])('%s', (_what, body, model, param) => {
+    expect(refusal(body, model)).toMatchObject({ status: 400, param });
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['an https image', image('https://x/y.png')],
+    ['an image data URL', image('data:image/png;base64,iVBORw0KGgo=')],
+    ['inline file data', withPart({ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } })],
+  ])('%s on a model that takes it passes', (_what, body) => {
+    expect(refusal(body, VISION)).toBeNull();
   });
 });

@@ -1,10 +1,15 @@
 import { InputError } from '@gw/platform';
 import type { CatalogModel } from '@gw/catalog';
-import type { ChatCompletionRequest } from '@gw/provider-spec';
+import { EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
+import type { DeploymentRouter, Route } from '../routing/deployment-router';
+import { checkChatContentPart } from '../validation/input-parts';
+import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
+import { checkPromptFits, estimatePromptTokens } from '../validation/prompt-estimate';
 
 /**
  * Shape checks of the spec's chat body. Every failure is a 400 naming the offending `param` (dotted path
- * with indexes, e.g. `messages[2].role`). Unknown top-level fields are left to the translator.
+ * with indexes, e.g. `messages[2].role`). Unknown top-level fields are left to the translator. Free-form
+ * objects are bounded (JSON_BOUNDS), and extra_body may not name a field validated here.
  */
 const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
 const EFFORTS = new Set(['xhigh', 'high', 'medium', 'low', 'minimal', 'none']);
@@ -31,7 +36,16 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
   for (const f of NUMBER_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'number' && Number.isFinite(b[f]), f, `${f} must be a number`);
   for (const f of INTEGER_FIELDS) if (b[f] !== undefined) expect(Number.isInteger(b[f]), f, `${f} must be an integer`);
   for (const f of BOOLEAN_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'boolean', f, `${f} must be a boolean`);
-  for (const f of OBJECT_FIELDS) if (b[f] !== undefined) expect(isObject(b[f]), f, `${f} must be an object`);
+  for (const f of OBJECT_FIELDS) {
+    if (b[f] === undefined) continue;
+    expect(isObject(b[f]), f, `${f} must be an object`);
+    checkFreeForm(b[f], f);
+  }
+  if (isObject(b.extra_body)) {
+    for (const key of Object.keys(b.extra_body)) {
+      expect(!EXTRA_BODY_RESERVED_FIELDS.includes(key), `extra_body.${key}`, `extra_body.${key} would replace the validated ${key}: set it as a top-level field`);
+    }
+  }
   for (const f of ['max_completion_tokens', 'max_tokens', 'n'] as const) {
     if (b[f] !== undefined) expect((b[f] as number) >= 1, f, `${f} must be at least 1`);
   }
@@ -62,6 +76,8 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
     for (const f of ['enabled', 'exclude']) if (r[f] !== undefined) expect(typeof r[f] === 'boolean', `reasoning.${f}`, `reasoning.${f} must be a boolean`);
   }
   if (b.include !== undefined) expect(Array.isArray(b.include) && b.include.every((s) => typeof s === 'string'), 'include', 'include must be an array of strings');
+  // Last, so a bound broken inside a free-form object checked above is named by its own param.
+  checkBodyDepth(b);
   return b as unknown as ChatCompletionRequest;
 }
 
@@ -90,6 +106,11 @@ function validateTools(tools: unknown): void {
     expect(isObject(t) && typeof t.type === 'string', `${p}.type`, `${p}.type is required`);
     const fn = (t as Body).function;
     expect(isObject(fn) && typeof fn.name === 'string' && fn.name.length > 0, `${p}.function.name`, `${p}.function.name is required`);
+    const parameters = (fn as Body).parameters;
+    if (parameters !== undefined) {
+      expect(isObject(parameters), `${p}.function.parameters`, `${p}.function.parameters must be a JSON schema object`);
+      checkFreeForm(parameters, `${p}.function.parameters`);
+    }
   });
 }
 
@@ -100,7 +121,8 @@ function validateResponseFormat(rf: unknown): void {
     expect(isObject(f.json_schema), 'response_format.json_schema', 'response_format.json_schema is required for type json_schema');
     const js = f.json_schema as Body;
     expect(typeof js.name === 'string' && js.name.length > 0, 'response_format.json_schema.name', 'response_format.json_schema.name is required');
-    if (js.schema !== undefined) expect(isObject(js.schema), 'response_format.json_schema.schema', 'response_format.json_schema.schema must be an object');
+    expect(isObject(js.schema), 'response_format.json_schema.schema', 'response_format.json_schema.schema is required and must be a JSON schema object');
+    checkFreeForm(js.schema, 'response_format.json_schema.schema');
   }
 }
 
@@ -131,4 +153,33 @@ export function validateAgainstModel(req: ChatCompletionRequest, model: CatalogM
       if (v !== undefined) expect(v <= completionLimit, f, `${f} must be at most ${completionLimit} for model ${model.id}`);
     }
   }
+}
+
+/**
+ * Everything chat checks against the model: its bounds (validateAgainstModel), the input it can take (content
+ * parts by modality, well-formed URLs, no unknown file ids) and its prompt limits (an estimate, see
+ * estimatePromptTokens).
+ */
+export function validateChatForModel(req: ChatCompletionRequest, model: CatalogModel): void {
+  validateAgainstModel(req, model);
+  req.messages.forEach((m, i) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((part, j) => checkChatContentPart(part as Body, model, `messages[${i}].content[${j}]`));
+  });
+  const capParam = req.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+  const estimate = estimatePromptTokens([req.messages, req.tools ?? []], req.messages.length);
+  checkPromptFits(model, estimate, 'messages', { param: capParam, cap: req.max_completion_tokens ?? req.max_tokens });
+}
+
+/**
+ * The routes that honour every parameter the request sets (see ChatCapabilities); a 400 naming the first
+ * parameter no route of the model honours, before any upstream call.
+ */
+export function routesHonouring(req: ChatCompletionRequest, model: CatalogModel, router: DeploymentRouter): (route: Route) => boolean {
+  const serves = (route: Route) => findUnsupported(route.provider.capabilities, req) === null;
+  if (router.candidates(model, serves).length > 0) return serves;
+  const [first] = router.candidates(model);
+  const found = first ? findUnsupported(first.provider.capabilities, req) : null;
+  if (found) throw new InputError(`${found.message} (model ${model.id})`, found.param, found.code);
+  return serves;
 }

@@ -1,6 +1,7 @@
 import { InputError } from '@gw/platform';
 import { validateMessagesRequest } from './messages-rules';
 
+const nested = (levels: number) => { let v: object = {}; for (let i = 0; i < levels; i++) v = { a: v }; return v; };
 const BASE = { model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'hello' }] };
 
 describe('validateMessagesRequest', () => {
@@ -26,6 +27,10 @@ describe('validateMessagesRequest', () => {
     ['a fractional max_tokens', { ...BASE, max_tokens: 2.5 }, 'max_tokens'],
     ['max_tokens as a string', { ...BASE, max_tokens: '64' }, 'max_tokens'],
     ['stream that is not a boolean', { ...BASE, stream: 1 }, 'stream'],
+    ['metadata that is a string', { ...BASE, metadata: 'x' }, 'metadata'],
+    ['metadata nested 5,000 levels', { ...BASE, metadata: nested(5000) }, 'metadata'],
+    ['a tool input_schema nested 5,000 levels', { ...BASE, tools: [{ name: 't', input_schema: nested(5000) }] }, 'tools[0].input_schema'],
+    ['a message nested 5,000 levels', { ...BASE, messages: [{ role: 'user', content: [{ type: 'text', text: 'x', deep: nested(5000) }] }] }, 'messages'],
   ])('answers 400 for %s, naming the param', (_name, body, param) => {
     let err: unknown;
     try {

@@ -1,3 +1,4 @@
+import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { check, checkModel, checkNumber, checkRequestBody, checkType, isObject, type Body } from './body-checks';
 
 /**
@@ -21,5 +22,12 @@ export function validateMessagesRequest(raw: unknown): Body {
   check(body.max_tokens !== undefined, 'max_tokens', 'max_tokens is required');
   checkNumber(body.max_tokens, 'max_tokens', { min: 1, integer: true });
   checkType(body.stream, 'stream', 'boolean');
+  checkType(body.metadata, 'metadata', 'object');
+  if (isObject(body.metadata)) checkFreeForm(body.metadata, 'metadata');
+  if (Array.isArray(body.tools)) {
+    body.tools.forEach((tool, i) => { if (isObject(tool) && tool.input_schema !== undefined) checkFreeForm(tool.input_schema, `tools[${i}].input_schema`); });
+  }
+  // Last, so a bound broken inside a free-form object checked above is named by its own param.
+  checkBodyDepth(body);
   return body;
 }

@@ -100,6 +100,7 @@ export class NativeService {
     }
     // The model's own bounds (parameter_schema, per_request_limits) hold for every API.
     validateAgainstModel(body as unknown as ChatCompletionRequest, model);
+    rules.checkForModel(body, model);
     const cap = body[rules.outputTokensParam];
     const limit = model.per_request_limits.completion_tokens;
     if (typeof cap === 'number' && limit !== null) {

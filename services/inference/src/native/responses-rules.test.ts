@@ -2,6 +2,7 @@ import { InputError, NotImplementedError } from '@gw/platform';
 import { validateResponsesRequest } from './responses-rules';
 
 const BASE = { model: 'm', input: 'hello' };
+const nested = (levels: number) => { let v: object = {}; for (let i = 0; i < levels; i++) v = { a: v }; return v; };
 const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v']));
 
 describe('validateResponsesRequest', () => {
@@ -10,7 +11,7 @@ describe('validateResponsesRequest', () => {
     ['input items', { input: [{ role: 'developer', content: 'be brief' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }, { type: 'function_call_output', call_id: 'c1', output: '{}' }] }],
     ['a prompt template instead of input', { input: undefined, prompt: { id: 'pmpt_1', variables: { a: 'b' } } }],
     ['16 metadata pairs', { metadata: sixteen }],
-    ['the bounds themselves', { temperature: 2, top_logprobs: 20 }, ],
+    ['the bounds themselves', { temperature: 2, top_logprobs: 20, include: ['message.output_text.logprobs'] }],
     ['zero bounds', { temperature: 0, top_logprobs: 0 }],
     ['store false and background false', { store: false, background: false }],
     ['nulls for optional fields', { previous_response_id: null, conversation: null, instructions: null, reasoning: null, metadata: null }],
@@ -20,6 +21,11 @@ describe('validateResponsesRequest', () => {
     }],
     ['a tool_choice object', { tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }],
     ['tools and include', { tools: [{ type: 'function', name: 'f', parameters: {} }], include: ['reasoning.encrypted_content'] }],
+    ['include matching its tools', { tools: [{ type: 'web_search_preview' }, { type: 'file_search', vector_store_ids: ['v'] }], include: ['web_search_call.action.sources', 'file_search_call.results'] }],
+    ['context_management, prompt and moderation of the right types', {
+      context_management: [{ type: 'compaction', compact_threshold: 0.8 }], prompt: { id: 'p', variables: { a: 'b' }, version: '2' }, moderation: { model: 'omni' },
+    }],
+    ['a json_schema text format', { text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true } } }],
     ['fields it does not know', { some_new_field: { x: 1 } }],
   ])('accepts %s', (_name, fields) => {
     const body = { ...BASE, ...fields };
@@ -78,6 +84,27 @@ describe('validateResponsesRequest', () => {
     ['include of non-strings', { ...BASE, include: [1] }, 'include'],
     ['stream that is not a boolean', { ...BASE, stream: 'yes' }, 'stream'],
     ['instructions that are not a string', { ...BASE, instructions: 5 }, 'instructions'],
+    ['top_logprobs without the logprobs include', { ...BASE, top_logprobs: 5 }, 'top_logprobs'],
+    ['an unknown include value', { ...BASE, include: ['reasoning.encrypted_content', 'everything'] }, 'include[1]'],
+    ['include of file_search results without a file_search tool', { ...BASE, include: ['file_search_call.results'] }, 'include[0]'],
+    ['include of web search sources with only a function tool', { ...BASE, tools: [{ type: 'function', name: 'f' }], include: ['web_search_call.action.sources'] }, 'include[0]'],
+    ['include of code interpreter outputs without that tool', { ...BASE, include: ['code_interpreter_call.outputs'] }, 'include[0]'],
+    ['a context_management type', { ...BASE, context_management: [{ type: 'summarize' }] }, 'context_management[0].type'],
+    ['a context_management compact_threshold as a string', { ...BASE, context_management: [{ type: 'compaction', compact_threshold: 'high' }] }, 'context_management[0].compact_threshold'],
+    ['a prompt without an id', { ...BASE, prompt: { variables: {} } }, 'prompt.id'],
+    ['a prompt id that is a number', { ...BASE, prompt: { id: 5 } }, 'prompt.id'],
+    ['prompt variables that are a string', { ...BASE, prompt: { id: 'p', variables: 'x' } }, 'prompt.variables'],
+    ['a prompt version that is a number', { ...BASE, prompt: { id: 'p', version: 2 } }, 'prompt.version'],
+    ['moderation that is a string', { ...BASE, moderation: 'strict' }, 'moderation'],
+    ['a moderation model that is a number', { ...BASE, moderation: { model: 1 } }, 'moderation.model'],
+    ['a text format json_schema without a schema', { ...BASE, text: { format: { type: 'json_schema', name: 'x' } } }, 'text.format.schema'],
+    ['a text format json_schema without a name', { ...BASE, text: { format: { type: 'json_schema', schema: {} } } }, 'text.format.name'],
+    ['an unknown text format type', { ...BASE, text: { format: { type: 'yaml' } } }, 'text.format.type'],
+    ['metadata nested 5,000 levels (values must be strings)', { ...BASE, metadata: nested(5000) }, 'metadata.a'],
+    ['a tool schema nested 5,000 levels', { ...BASE, tools: [{ type: 'function', name: 'f', parameters: nested(5000) }] }, 'tools[0].parameters'],
+    ['prompt variables nested 5,000 levels', { ...BASE, prompt: { id: 'p', variables: nested(5000) } }, 'prompt.variables'],
+    ['input nested 5,000 levels', { ...BASE, input: [{ role: 'user', content: [{ type: 'input_text', text: 'x', deep: nested(5000) }] }] }, 'input'],
+    ['a vendor field nested 5,000 levels', { ...BASE, vendor: nested(5000) }, 'vendor'],
   ])('answers 400 for %s, naming the param', (_name, body, param) => {
     const err = catchError(() => validateResponsesRequest(body));
     expect(err).toBeInstanceOf(InputError);

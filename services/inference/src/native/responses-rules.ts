@@ -1,4 +1,5 @@
 import { NotImplementedError } from '@gw/platform';
+import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import {
   check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, isAbsent, isObject, type Body,
 } from './body-checks';
@@ -35,6 +36,22 @@ const ITEM_STATUSES = ['in_progress', 'completed', 'incomplete'];
 const TOOL_CHOICES = ['none', 'auto', 'required'];
 const MAX_METADATA_PAIRS = 16;
 
+/**
+ * The `include` values the Responses API defines, each with the tool type (prefix) it needs in `tools`;
+ * null when it needs no tool. `message.input_image.image_url` needs a model with image input, checked with the
+ * model (checkResponsesForModel).
+ */
+export const INCLUDE_NEEDS_TOOL: Record<string, string | null> = {
+  'web_search_call.action.sources': 'web_search',
+  'web_search_call.results': 'web_search',
+  'code_interpreter_call.outputs': 'code_interpreter',
+  'computer_call_output.output.image_url': 'computer',
+  'file_search_call.results': 'file_search',
+  'message.input_image.image_url': null,
+  'message.output_text.logprobs': null,
+  'reasoning.encrypted_content': null,
+};
+
 /** Checks a `POST /v1/responses` body; returns it with the public model name still in place. */
 export function validateResponsesRequest(raw: unknown): Body {
   const body = checkRequestBody(raw);
@@ -60,9 +77,23 @@ export function validateResponsesRequest(raw: unknown): Body {
   checkToolChoice(body.tool_choice);
   checkObjectArray(body.tools, 'tools');
   checkObjectArray(body.context_management, 'context_management');
-  if (!isAbsent(body.include)) {
-    check(Array.isArray(body.include) && body.include.every((s) => typeof s === 'string'), 'include', 'include must be an array of strings');
+  checkContextManagement(body.context_management);
+  checkPrompt(body.prompt);
+  if (isObject(body.moderation)) checkType(body.moderation.model, 'moderation.model', 'string');
+  checkTextFormat(body.text);
+  checkInclude(body.include, body.tools);
+  // Logprobs come back only when included: alternatives asked for without them would be silently lost.
+  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) {
+    const included = Array.isArray(body.include) && body.include.includes('message.output_text.logprobs');
+    check(included, 'top_logprobs', 'top_logprobs needs include: ["message.output_text.logprobs"]');
   }
+  if (Array.isArray(body.tools)) {
+    body.tools.forEach((tool, i) => {
+      for (const f of ['parameters', 'input_schema'] as const) if (!isAbsent((tool as Body)[f])) checkFreeForm((tool as Body)[f], `tools[${i}].${f}`);
+    });
+  }
+  // Last, so a bound broken inside a free-form object checked above is named by its own param.
+  checkBodyDepth(body);
   return body;
 }
 
@@ -106,4 +137,45 @@ function valueAt(body: Body, path: string): unknown {
   let value: unknown = body;
   for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
   return value;
+}
+
+function checkContextManagement(value: unknown): void {
+  if (!Array.isArray(value)) return;
+  value.forEach((item, i) => {
+    const p = `context_management[${i}]`;
+    checkEnum((item as Body).type, `${p}.type`, ['compaction']);
+    checkNumber((item as Body).compact_threshold, `${p}.compact_threshold`, { min: 0 });
+  });
+}
+
+function checkPrompt(prompt: unknown): void {
+  if (!isObject(prompt)) return;
+  check(typeof prompt.id === 'string' && prompt.id.length > 0, 'prompt.id', 'prompt.id is required and must be a string');
+  checkType(prompt.variables, 'prompt.variables', 'object');
+  if (!isAbsent(prompt.variables)) checkFreeForm(prompt.variables, 'prompt.variables');
+  checkType(prompt.version, 'prompt.version', 'string');
+}
+
+function checkTextFormat(text: unknown): void {
+  if (!isObject(text) || isAbsent(text.format)) return;
+  checkType(text.format, 'text.format', 'object');
+  const format = text.format as Body;
+  checkEnum(format.type, 'text.format.type', ['text', 'json_object', 'json_schema']);
+  if (format.type !== 'json_schema') return;
+  check(typeof format.name === 'string' && format.name.length > 0, 'text.format.name', 'text.format.name is required for json_schema');
+  check(isObject(format.schema), 'text.format.schema', 'text.format.schema is required and must be a JSON schema object');
+  checkFreeForm(format.schema, 'text.format.schema');
+}
+
+/** Each include value is known, and the tool it reports on is among the request's tools. */
+function checkInclude(include: unknown, tools: unknown): void {
+  if (isAbsent(include)) return;
+  check(Array.isArray(include) && include.every((s) => typeof s === 'string'), 'include', 'include must be an array of strings');
+  const toolTypes = Array.isArray(tools) ? tools.map((t) => String((t as Body).type)) : [];
+  (include as string[]).forEach((value, i) => {
+    const p = `include[${i}]`;
+    check(value in INCLUDE_NEEDS_TOOL, p, `${p} must be one of ${Object.keys(INCLUDE_NEEDS_TOOL).join(', ')}`);
+    const tool = INCLUDE_NEEDS_TOOL[value];
+    if (tool) check(toolTypes.some((t) => t.startsWith(tool)), p, `${p} (${value}) needs a ${tool} tool in tools`);
+  });
 }
