@@ -29,6 +29,10 @@ export interface TestStack {
   brokeKey: string;
   /** The bus the services use, to inject events the way a redelivery would. */
   bus: Bus;
+  /** The platform identity secret every service of this stack shares (generated per stack). */
+  identitySecret: string;
+  /** The services' own ports, which only the edge should reach: HTTP base URLs (no `/v1`) and gRPC addresses. */
+  internal: InternalAddresses;
   /** OpenAI SDK client on the edge with `key`; no retries, so every status reaches the test. */
   openai: OpenAI;
   /** Anthropic SDK client on the edge with `key` (the SDK appends /v1/messages and sends the key as x-api-key). */
@@ -42,6 +46,15 @@ export interface TestStack {
     start(name: ServiceName): Promise<void>;
   };
   stop(): Promise<void>;
+}
+
+export interface InternalAddresses {
+  inferenceURL: string;
+  keysURL: string;
+  billingURL: string;
+  edgeAdminURL: string;
+  keysGrpc: string;
+  billingGrpc: string;
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -92,10 +105,22 @@ async function freeServicePorts() {
 
 type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
 
-/** What the services get in either mode: seed accounts, catalogue, async chat timings, and where each listens and calls. */
-function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts): NodeJS.ProcessEnv {
+function internalAddresses(p: ServicePorts): InternalAddresses {
+  return {
+    inferenceURL: `http://127.0.0.1:${p.inferenceHttp}`,
+    keysURL: `http://127.0.0.1:${p.keysHttp}`,
+    billingURL: `http://127.0.0.1:${p.billingHttp}`,
+    edgeAdminURL: `http://127.0.0.1:${p.edgeAdmin}`,
+    keysGrpc: `127.0.0.1:${p.keysGrpc}`,
+    billingGrpc: `127.0.0.1:${p.billingGrpc}`,
+  };
+}
+
+/** What the services get in either mode: seed accounts, catalogue, identity secret, async chat timings, and where each listens and calls. */
+function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, identitySecret: string): NodeJS.ProcessEnv {
   return {
     SEED_ACCOUNTS: seedAccounts,
+    GATEWAY_IDENTITY_SECRET: identitySecret,
     CATALOG_FILE: catalogFile,
     ...ASYNC_CHAT_E2E_ENV,
     SIMULATOR_API_KEY: 'e2e-simulator-key',
@@ -123,6 +148,7 @@ async function startProcesses(): Promise<StartedStack> {
   const s = seeds(tag);
   const logDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-logs-'));
   const [ports, sim, slowSim] = await Promise.all([freeServicePorts(), freePort(), freePort()]);
+  const identitySecret = randomBytes(32).toString('hex');
   const dbUrl = new URL(mongoUrl);
   dbUrl.pathname = `/gw_e2e_${tag}`;
   const env: NodeJS.ProcessEnv = {
@@ -134,7 +160,7 @@ async function startProcesses(): Promise<StartedStack> {
     KAFKA_BROKERS: brokers,
     // Stacks of parallel test files share the broker; each gets its own topics and consumer groups.
     BUS_NAMESPACE: `e2e-${tag}`,
-    ...serviceEnv(s.json, writeE2ECatalog(sim, slowSim), ports),
+    ...serviceEnv(s.json, writeE2ECatalog(sim, slowSim), ports, identitySecret),
   };
   const children: ChildProcess[] = [];
   const byName = new Map<string, { child: ChildProcess; file: string; args: string[] }>();
@@ -181,6 +207,8 @@ async function startProcesses(): Promise<StartedStack> {
     key: s.key,
     brokeKey: s.brokeKey,
     bus,
+    identitySecret,
+    internal: internalAddresses(ports),
     processes: {
       kill: async (name, signal = 'SIGKILL') => {
         const { child } = byName.get(name)!;
@@ -213,7 +241,9 @@ async function startEmbedded(): Promise<StartedStack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-data-'));
   const sim = await startSimulators({ port: 0 });
   const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
-  const env = serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), await freeServicePorts());
+  const ports = await freeServicePorts();
+  const identitySecret = randomBytes(32).toString('hex');
+  const env = serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), ports, identitySecret);
   const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
   return {
     mode: 'embedded',
@@ -223,6 +253,8 @@ async function startEmbedded(): Promise<StartedStack> {
     brokeKey: s.brokeKey,
     bus: stack.bus,
     simulatorRequests: () => sim.requests,
+    identitySecret,
+    internal: internalAddresses(ports),
     stop: async () => {
       await stack.stop();
       await sim.close();

@@ -6,6 +6,7 @@ import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
 import { startSimulators } from '@gw/simulators';
 import type { Logger, RunningService } from '@gw/platform';
+import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 
 export interface LocalStackOptions {
@@ -30,7 +31,9 @@ export interface LocalStack {
  * processes in production; only the wiring differs.
  */
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
-  const { env, logger } = opts;
+  const { logger } = opts;
+  // One process, one secret: when none is configured, a random one that lives only in this process's memory.
+  const env: NodeJS.ProcessEnv = { ...opts.env, GATEWAY_IDENTITY_SECRET: opts.env.GATEWAY_IDENTITY_SECRET || randomBytes(48).toString('base64url') };
   const stores: Store[] = [];
   const openStore = (name: string) => {
     const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name) });

@@ -43,3 +43,16 @@ export function engineConfig(env: { STORE: 'embedded' | 'mongo'; DATA_DIR: strin
       : { engine: 'embedded' },
   };
 }
+
+/**
+ * `GATEWAY_IDENTITY_SECRET`: the HMAC key of the signed identity tokens, shared by every service and known to
+ * nothing else. Required: a service without it cannot tell the edge from anyone else.
+ */
+export const identitySecretEnv = {
+  GATEWAY_IDENTITY_SECRET: z.string().refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes (e.g. `openssl rand -base64 48`)'),
+};
+
+/** `BIND_HOST`: the interface a service's internal and admin ports listen on; loopback unless a deployment opens it. */
+export const bindHostEnv = {
+  BIND_HOST: z.string().min(1).default('127.0.0.1'),
+};

@@ -1,9 +1,10 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Server } from 'node:http';
-import { errorEnvelope, GatewayError, InputError, NotFoundError, PayloadTooLargeError, toGatewayError } from './errors';
+import { AuthenticationError, errorEnvelope, GatewayError, InputError, NotFoundError, PayloadTooLargeError, toGatewayError } from './errors';
 import type { Health } from './health';
 import { newTraceId } from './ids';
-import { H_TRACE_ID } from './identity';
+import { H_TRACE_ID, type Identity } from './identity';
+import { IDENTITY_HEADER, type IdentityVerifier } from './identity-token';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
@@ -12,6 +13,8 @@ declare global {
   namespace Express {
     interface Request {
       traceId: string;
+      /** The verified identity of the caller; null on an anonymous route (and before verification). */
+      identity: Identity | null;
     }
   }
 }
@@ -22,6 +25,11 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** JSON body limit in bytes. */
   bodyLimitBytes: number;
+  /**
+   * Verifies the signed identity of every request except the probes and /metrics. Every service passes one;
+   * only tests of the shell itself leave it out.
+   */
+  identity?: IdentityVerifier;
 }
 
 /**
@@ -37,6 +45,7 @@ export function createHttpApp(opts: HttpAppOptions) {
   app.use((req, res, next) => {
     const fromEdge = req.headers[H_TRACE_ID];
     req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : newTraceId();
+    req.identity = null;
     res.setHeader('x-trace-id', req.traceId);
     next();
   });
@@ -53,8 +62,29 @@ export function createHttpApp(opts: HttpAppOptions) {
       res.send(await metrics.registry.metrics());
     });
   }
+  if (opts.identity) app.use(verifyIdentity(opts.identity));
   app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   return app;
+}
+
+/** Believes only a token bound to this request (method and path with query, as the edge forwarded them). */
+function verifyIdentity(verifier: IdentityVerifier): express.RequestHandler {
+  return (req, res, next) => {
+    const header = req.headers[IDENTITY_HEADER];
+    const claims = verifier.verify(typeof header === 'string' ? header : undefined, { method: req.method, path: req.originalUrl });
+    req.identity = claims.identity;
+    if (claims.traceId) {
+      req.traceId = claims.traceId;
+      res.setHeader('x-trace-id', claims.traceId);
+    }
+    next();
+  };
+}
+
+/** The verified caller of a route that needs an API key. */
+export function requireIdentity(req: Request): Identity {
+  if (!req.identity) throw new AuthenticationError();
+  return req.identity;
 }
 
 /** Mounts the envelope renderers last: unknown routes and every thrown error. */
@@ -89,7 +119,7 @@ function fromExpressError(err: unknown): GatewayError {
   return toGatewayError(err);
 }
 
-export function listen(app: express.Express, port: number, host = '0.0.0.0'): Promise<Server> {
+export function listen(app: express.Express, port: number, host = '127.0.0.1'): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = 65_000;

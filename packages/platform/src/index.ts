@@ -4,6 +4,8 @@ export * from './grpc';
 export * from './health';
 export * from './http';
 export * from './identity';
+export * from './identity-token';
+export * from './grpc-auth';
 export * from './ids';
 export * from './logger';
 export * from './metrics';

@@ -27,7 +27,7 @@ export const healthProto = load<HealthProto>('grpc/health/v1/health.proto');
 export const keysProto = load<KeysProto>('gateway/keys/v1/keys.proto');
 export const billingProto = load<BillingProto>('gateway/billing/v1/billing.proto');
 
-export type { HealthHandlers } from './generated/grpc/health/v1/Health';
+export type { HealthClient, HealthHandlers } from './generated/grpc/health/v1/Health';
 export type { KeysServiceClient, KeysServiceHandlers } from './generated/gateway/keys/v1/KeysService';
 export type { AuthenticateResponse__Output as AuthenticateResult } from './generated/gateway/keys/v1/AuthenticateResponse';
 export type { BillingServiceClient, BillingServiceHandlers } from './generated/gateway/billing/v1/BillingService';

@@ -1,9 +1,12 @@
 import type { Server } from 'node:http';
-import { closeServer, createHttpApp, finishHttpApp, Health, listen, Metrics, type GrpcServerHandle, type Logger, type RunningService } from '@gw/platform';
+import {
+  closeServer, createHttpApp, finishHttpApp, GrpcCallAuthenticator, Health, IdentityVerifier, listen, Metrics, type GrpcServerHandle, type Logger, type RunningService,
+} from '@gw/platform';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { readCatalog } from '@gw/catalog';
 import { accountsCollection, ensureSeedAccounts } from './accounts';
+import { KeysApiKeyAccounts } from './api-key-accounts';
 import { BillingService } from './billing-service';
 import type { BillingConfig } from './config';
 import { startBillingGrpcServer } from './grpc-server';
@@ -19,12 +22,10 @@ export interface BillingServiceDeps {
   logger: Logger;
   /** Clock for key-spend periods; tests pin it. */
   now?: () => Date;
-  /** Bind address of both servers; default all interfaces. */
-  host?: string;
 }
 
 /** Starts billing on engines the caller owns (and closes): indexes, seed accounts, the usage consumer, HTTP and gRPC. */
-export async function startBillingService({ config, store, bus, logger, now = () => new Date(), host }: BillingServiceDeps): Promise<RunningService> {
+export async function startBillingService({ config, store, bus, logger, now = () => new Date() }: BillingServiceDeps): Promise<RunningService> {
   const priceBook = PriceBook.fromCatalog(readCatalog(config.CATALOG_FILE));
   await ensureLedgerIndexes(ledgerCollection(store));
   await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
@@ -34,13 +35,18 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   const billing = new BillingService(store, now);
 
   const consumer = await startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
-  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024 });
+  // HTTP and gRPC share one verifier (one replay memory); gRPC also takes API keys, checked by keys.
+  const verifier = new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET);
+  const apiKeys = new KeysApiKeyAccounts(config.KEYS_GRPC_ADDR);
+  const auth = new GrpcCallAuthenticator(verifier, apiKeys);
+  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024, identity: verifier });
   app.use(billingRoutes(billing));
   finishHttpApp(app, logger);
 
   // A port in use must not leave a consumer running in a process that is about to report failure.
-  const { grpc, http } = await startServers({ app, billing, health, logger, config, host }).catch(async (err: unknown) => {
+  const { grpc, http } = await startServers({ app, billing, auth, health, logger, config }).catch(async (err: unknown) => {
     await consumer.stop();
+    apiKeys.close();
     throw err;
   });
   const httpPort = (http.address() as { port: number }).port;
@@ -57,6 +63,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
         health.startDraining();
         await Promise.all([closeServer(http), grpc.shutdown()]);
         await consumer.stop();
+        apiKeys.close();
         logger.info('billing service stopped');
       })();
       return stopping;
@@ -65,11 +72,12 @@ export async function startBillingService({ config, store, bus, logger, now = ()
 }
 
 async function startServers(opts: {
-  app: Parameters<typeof listen>[0]; billing: BillingService; health: Health; logger: Logger; config: BillingConfig; host?: string;
+  app: Parameters<typeof listen>[0]; billing: BillingService; auth: GrpcCallAuthenticator; health: Health; logger: Logger; config: BillingConfig;
 }): Promise<{ grpc: GrpcServerHandle; http: Server }> {
-  const grpc = await startBillingGrpcServer({ billing: opts.billing, health: opts.health, logger: opts.logger, port: opts.config.BILLING_GRPC_PORT, host: opts.host });
+  const host = opts.config.BIND_HOST;
+  const grpc = await startBillingGrpcServer({ billing: opts.billing, auth: opts.auth, health: opts.health, logger: opts.logger, port: opts.config.BILLING_GRPC_PORT, host });
   try {
-    return { grpc, http: await listen(opts.app, opts.config.BILLING_HTTP_PORT, opts.host) };
+    return { grpc, http: await listen(opts.app, opts.config.BILLING_HTTP_PORT, host) };
   } catch (err) {
     await grpc.shutdown(0);
     throw err;

@@ -1,4 +1,4 @@
-import { NotFoundError, PaymentRequiredError, microsToUsd } from '@gw/platform';
+import { AuthenticationError, NotFoundError, PaymentRequiredError, microsToUsd } from '@gw/platform';
 import type { Store } from '@gw/store';
 import { accountsCollection, balanceView, type BalanceView } from './accounts';
 import { keySpendView, spendAgainstLimit, type KeySpendView, type LimitReset } from './key-spend';
@@ -60,12 +60,18 @@ export class BillingService {
     return { wallet: microsToUsd(b.wallet_micros), credit: microsToUsd(b.credit_micros), spendable: microsToUsd(b.spendable_micros), currency: 'USD' };
   }
 
-  /** Spend per key in the current periods; a key that never spent reports zeros. */
-  async keyUsage(keyHashes: string[]): Promise<KeySpendView[]> {
+  /**
+   * Spend per key in the current periods; a key that never spent reports zeros. With `onlyAccount`, asking
+   * about a key that spent under another account is refused.
+   */
+  async keyUsage(keyHashes: string[], onlyAccount: string | null = null): Promise<KeySpendView[]> {
     const hashes = [...new Set(keyHashes.filter((h) => /^[A-Za-z0-9_-]{1,128}$/.test(h)))];
     const now = this.now();
     if (hashes.length === 0) return keyHashes.map((h) => keySpendView(h, undefined, now));
     const holders = await this.accounts.find({ $or: hashes.map((h) => ({ [`key_spend.${h}`]: { $exists: true } })) });
+    if (onlyAccount !== null && holders.some((a) => a._id !== onlyAccount)) {
+      throw new AuthenticationError('These credentials do not belong to the account of every key asked about', 'account_mismatch');
+    }
     const spendOf = (h: string) => holders.find((a) => a.key_spend?.[h])?.key_spend[h];
     return keyHashes.map((h) => keySpendView(h, spendOf(h), now));
   }

@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
 import { loadBillingConfig } from './config';
 
+const SECRET = { GATEWAY_IDENTITY_SECRET: 'billing-config-test-secret-0123456789abcdef' };
+
 describe('billing config', () => {
-  test('defaults: ports, the repository catalogue, one local account with 100 USD credit', () => {
-    const config = loadBillingConfig({});
-    expect(config).toMatchObject({ BILLING_HTTP_PORT: 8082, BILLING_GRPC_PORT: 9082, USAGE_BATCH_MAX: 500, STORE: 'embedded', BUS: 'embedded' });
+  test('defaults: ports on loopback, the repository catalogue, one local account with 100 USD credit', () => {
+    const config = loadBillingConfig(SECRET);
+    expect(config).toMatchObject({ BILLING_HTTP_PORT: 8082, BILLING_GRPC_PORT: 9082, BIND_HOST: '127.0.0.1', USAGE_BATCH_MAX: 500, STORE: 'embedded', BUS: 'embedded' });
     expect(existsSync(config.CATALOG_FILE)).toBe(true);
     expect(config.SEED_ACCOUNTS).toEqual([{ id: 'acct_local', walletMicros: 0, creditMicros: 100_000_000, priceFactorPpm: 1_000_000 }]);
   });
 
   test('seed accounts with wallet, credit and an enterprise factor', () => {
-    const config = loadBillingConfig({ SEED_ACCOUNTS: '[{"id":"acct_ent","wallet_usd":"12.5","credit_usd":0,"price_factor":"0.8"}]' });
+    const config = loadBillingConfig({ ...SECRET, SEED_ACCOUNTS: '[{"id":"acct_ent","wallet_usd":"12.5","credit_usd":0,"price_factor":"0.8"}]' });
     expect(config.SEED_ACCOUNTS).toEqual([{ id: 'acct_ent', walletMicros: 12_500_000, creditMicros: 0, priceFactorPpm: 800_000 }]);
   });
 
@@ -21,7 +23,12 @@ describe('billing config', () => {
     ['SEED_ACCOUNTS', '[{"wallet_usd":"1"}]'],
     ['USAGE_BATCH_MAX', '0'],
     ['BILLING_HTTP_PORT', 'eighty'],
+    ['GATEWAY_IDENTITY_SECRET', 'too short to key an HMAC'],
   ])('%s=%s is refused with the variable named', (name, value) => {
-    expect(() => loadBillingConfig({ [name]: value })).toThrow(name);
+    expect(() => loadBillingConfig({ ...SECRET, [name]: value })).toThrow(name);
+  });
+
+  test('without the identity secret billing refuses to start', () => {
+    expect(() => loadBillingConfig({})).toThrow('GATEWAY_IDENTITY_SECRET');
   });
 });

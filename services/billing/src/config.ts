@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { engineEnv, loadConfig, port, usdToMicros } from '@gw/platform';
+import { bindHostEnv, engineEnv, identitySecretEnv, loadConfig, port, usdToMicros } from '@gw/platform';
 
 /** A decimal string (or number as written in JSON) with at most 6 decimals, kept as integer millionths. */
 const millionths = (what: string) =>
@@ -52,11 +52,15 @@ export const DEFAULT_CATALOG_FILE = path.resolve(__dirname, '../../../config/cat
 export const billingConfigSchema = z.object({
   BILLING_HTTP_PORT: port(8082),
   BILLING_GRPC_PORT: port(9082),
+  /** Keys' `Authenticate`, for gRPC callers that present an API key. */
+  KEYS_GRPC_ADDR: z.string().min(1).default('127.0.0.1:9081'),
   CATALOG_FILE: z.string().default(DEFAULT_CATALOG_FILE),
   SEED_ACCOUNTS: seedAccounts,
   USAGE_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
+  ...identitySecretEnv,
+  ...bindHostEnv,
 });
 
 export type BillingConfig = z.infer<typeof billingConfigSchema>;

@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
-import { callUnary, GatewayError, type RunningService } from '@gw/platform';
+import { callUnary, GatewayError, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type RunningService } from '@gw/platform';
 import { billingProto, healthProto, type Balance__Output, type BillingServiceClient, type KeyUsage__Output, type PreauthorizeRequest, type PreauthorizeResult } from '@gw/proto';
 import { accountsCollection } from './accounts';
 import { ledgerCollection } from './ledger';
-import { asBatch, Engines, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
+import { asBatch, BILLING_TEST_SECRET, Engines, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
 import { createUsageBatchHandler } from './usage-consumer';
 
 const KEY = 'aa'.repeat(32);
@@ -27,10 +27,13 @@ describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) =
       ],
       now: () => clock,
     });
-    client = new billingProto.gateway.billing.v1.BillingService(`127.0.0.1:${service.grpcPort}`, grpc.credentials.createInsecure()) as BillingServiceClient;
+    client = billingClient(serviceIdentityInterceptor(new IdentitySigner(BILLING_TEST_SECRET, 'inference')));
     const handle = createUsageBatchHandler({ store: engines.store, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger() });
     await handle(asBatch([usageEvent({ key_hash: KEY })]));
   });
+
+  const billingClient = (...interceptors: grpc.Interceptor[]) => new billingProto.gateway.billing.v1.BillingService(`127.0.0.1:${service.grpcPort}`,
+    grpc.credentials.createInsecure(), { ...grpcClientOptions, interceptors }) as BillingServiceClient;
 
   afterAll(async () => {
     client.close();
@@ -44,6 +47,31 @@ describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) =
     expect(err).toBeInstanceOf(GatewayError);
     return { status: (err as GatewayError).status, code: (err as GatewayError).code };
   };
+
+  test.each<[string, grpc.Interceptor[]]>([
+    ['no credentials', []],
+    ['a token signed with another secret', [serviceIdentityInterceptor(new IdentitySigner('not-the-platform-secret-0123456789abcdef', 'inference'))]],
+    ['a genuine token minted for another method', [(options, next) => new grpc.InterceptingCall(next(options), {
+      start: (md, listener, go) => {
+        md.set('x-gw-identity', new IdentitySigner(BILLING_TEST_SECRET, 'inference').mint({ method: 'GRPC', path: '/gateway.keys.v1.KeysService/Authenticate' }, null, 't'));
+        go(md, listener);
+      },
+    })]],
+  ])('%s: every RPC is refused and reads nothing', async (_what, interceptors) => {
+    const anonymous = billingClient(...interceptors);
+    try {
+      for (const call of [
+        callUnary(anonymous, anonymous.Preauthorize, { account_id: 'acct_ent', key_hash: KEY }),
+        callUnary(anonymous, anonymous.GetBalance, { account_id: 'acct_ent' }),
+        callUnary(anonymous, anonymous.GetKeyUsage, { key_hashes: [KEY] }),
+      ]) {
+        const err = await call.then(() => null, (e: unknown) => e as GatewayError);
+        expect(err?.status).toBe(401);
+      }
+    } finally {
+      anonymous.close();
+    }
+  });
 
   test('an account with spendable balance and a key under its limit is authorized', async () => {
     const res = await preauthorize({ account_id: 'acct_a', key_hash: KEY, has_key_limit: true, key_limit_micros: CHARGE + 1, key_limit_reset: 'daily' });

@@ -1,4 +1,6 @@
-import { InputError, startGrpcServer, unaryHandler, type GrpcServerHandle, type Health, type Logger } from '@gw/platform';
+import {
+  authenticatedUnaryHandler, InputError, requireOwnAccount, startGrpcServer, type GrpcCallAuthenticator, type GrpcCaller, type GrpcServerHandle, type Health, type Logger,
+} from '@gw/platform';
 import { billingProto, type BillingServiceHandlers } from '@gw/proto';
 import type { BillingService } from './billing-service';
 import type { LimitReset } from './key-spend';
@@ -9,31 +11,34 @@ function limitReset(value: string): LimitReset {
   throw new InputError(`key_limit_reset must be daily, weekly, monthly or empty, not "${value}"`, 'key_limit_reset');
 }
 
-function requireAccount(accountId: string): string {
+/** The account the request names, which an API-key caller may only name if it is its own. */
+function requireAccount(caller: GrpcCaller, accountId: string): string {
   if (!accountId) throw new InputError('account_id is required', 'account_id');
+  requireOwnAccount(caller, accountId);
   return accountId;
 }
 
-export function billingGrpcHandlers(billing: BillingService, logger: Logger): BillingServiceHandlers {
+/** Every RPC spends money or reads account data: each needs a service identity or an API key (see GrpcCallAuthenticator). */
+export function billingGrpcHandlers(billing: BillingService, auth: GrpcCallAuthenticator, logger: Logger): BillingServiceHandlers {
   return {
-    Preauthorize: unaryHandler(logger, async (req) => {
+    Preauthorize: authenticatedUnaryHandler(logger, auth, async (req, caller) => {
       const result = await billing.preauthorize({
-        accountId: requireAccount(req.account_id),
+        accountId: requireAccount(caller, req.account_id),
         keyHash: req.key_hash,
         keyLimitMicros: req.has_key_limit ? req.key_limit_micros : null,
         keyLimitReset: limitReset(req.key_limit_reset),
       });
       return { balance: result.balance, key_period_usage_micros: result.keyPeriodUsageMicros };
     }),
-    GetBalance: unaryHandler(logger, async (req) => billing.balance(requireAccount(req.account_id))),
-    GetKeyUsage: unaryHandler(logger, async (req) => ({ usage: await billing.keyUsage(req.key_hashes) })),
+    GetBalance: authenticatedUnaryHandler(logger, auth, async (req, caller) => billing.balance(requireAccount(caller, req.account_id))),
+    GetKeyUsage: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({ usage: await billing.keyUsage(req.key_hashes, caller.accountId) })),
   };
 }
 
 /** BillingService plus grpc.health.v1 answering from the same readiness checks as `/readyz`. */
-export function startBillingGrpcServer(opts: { billing: BillingService; health: Health; logger: Logger; port: number; host?: string }): Promise<GrpcServerHandle> {
-  return startGrpcServer(`${opts.host ?? '0.0.0.0'}:${opts.port}`, (server) => {
-    server.addService(billingProto.gateway.billing.v1.BillingService.service, billingGrpcHandlers(opts.billing, opts.logger));
+export function startBillingGrpcServer(opts: { billing: BillingService; auth: GrpcCallAuthenticator; health: Health; logger: Logger; port: number; host: string }): Promise<GrpcServerHandle> {
+  return startGrpcServer(`${opts.host}:${opts.port}`, (server) => {
+    server.addService(billingProto.gateway.billing.v1.BillingService.service, billingGrpcHandlers(opts.billing, opts.auth, opts.logger));
     opts.health.register(server);
   });
 }

@@ -1,6 +1,6 @@
-import type { RunningService } from '@gw/platform';
+import { IDENTITY_HEADER, IdentitySigner, type RunningService } from '@gw/platform';
 import { TOPICS } from '@gw/proto';
-import { Engines, eventually, STORE_ENGINES, usageEvent } from './test-harness';
+import { BILLING_TEST_SECRET, Engines, eventually, STORE_ENGINES, usageEvent } from './test-harness';
 
 const KEY = 'aa'.repeat(32);
 
@@ -27,8 +27,12 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     await engines.close();
   });
 
-  async function get(path: string, accountId: string | null = 'acct_a') {
-    const headers: Record<string, string> = accountId ? { 'x-gw-account-id': accountId, 'x-gw-key-hash': KEY } : {};
+  /** As the edge calls billing: an identity token signed with the platform secret, bound to this request. */
+  async function get(path: string, accountId: string | null = 'acct_a', headers: Record<string, string> = {}) {
+    if (accountId) {
+      const identity = { accountId, keyHash: KEY, isManagement: false, keyLimitMicros: null, keyLimitReset: null };
+      headers[IDENTITY_HEADER] = new IdentitySigner(BILLING_TEST_SECRET, 'edge').mint({ method: 'GET', path }, identity, 'trace-billing-test');
+    }
     const res = await fetch(`http://127.0.0.1:${service.httpPort}${path}`, { headers });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return { status: res.status, body: (await res.json()) as any };
@@ -77,6 +81,20 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     const { status, body } = await get('/v1/billing/balance', null);
     expect(status).toBe(401);
     expect(body.error.type).toBe('authentication_error');
+  });
+
+  test("a record's key_hash impersonates no one: the victim's account and hash, sent without a genuine token, get 401", async () => {
+    const { body } = await get(`/v1/billing/requests/${plain.request_id}`);
+    const victim = { 'x-gw-account-id': 'acct_a', 'x-gw-key-hash': body.data.key_hash, 'x-gw-key-management': 'true' };
+    const forged = new IdentitySigner('an-attacker-guess-at-the-secret-0123456789', 'edge').mint(
+      { method: 'GET', path: '/v1/billing/balance' },
+      { accountId: 'acct_a', keyHash: body.data.key_hash, isManagement: true, keyLimitMicros: null, keyLimitReset: null }, 't');
+    for (const headers of [victim, { ...victim, [IDENTITY_HEADER]: forged }]) {
+      const res = await get('/v1/billing/balance', null, headers);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: '401', error: { type: 'authentication_error' } });
+      expect(JSON.stringify(res.body)).not.toContain('12.499800');
+    }
   });
 
   test('readiness tells the truth about store and bus', async () => {

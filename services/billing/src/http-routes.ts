@@ -1,14 +1,8 @@
 import { Router, type Request } from 'express';
-import { AuthenticationError, InputError, readIdentity, type Identity } from '@gw/platform';
+import { InputError, requireIdentity as identityOf } from '@gw/platform';
 import type { BillingService } from './billing-service';
 
 const REQUESTS_PREFIX = '/v1/billing/requests/';
-
-function identityOf(req: Request): Identity {
-  const identity = readIdentity(req.headers);
-  if (!identity) throw new AuthenticationError();
-  return identity;
-}
 
 /** The rest of the path after the prefix, decoded, so provider ids containing slashes (raw or %2F) resolve. */
 function lookupId(req: Request): string {

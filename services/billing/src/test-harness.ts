@@ -35,6 +35,8 @@ export type StoreEngine = 'embedded' | 'mongo';
 export const STORE_ENGINES: StoreEngine[] = process.env.MONGO_URL ? ['embedded', 'mongo'] : ['embedded'];
 
 const BILLING_COLLECTIONS = ['accounts', 'ledger', 'usage_rejects'];
+/** The platform identity secret of billing under test; tests mint identities with it. */
+export const BILLING_TEST_SECRET = 'billing-test-identity-secret-0123456789abcdef';
 
 /**
  * Billing's store on the chosen engine; the bus always embedded, on its own store, because Kafka topic
@@ -61,14 +63,15 @@ export class Engines {
 
   config(env: Record<string, string> = {}): BillingConfig {
     return billingConfigSchema.parse({
-      BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: this.catalogFile, USAGE_BATCH_MAX: '100', ...env,
+      BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: this.catalogFile, USAGE_BATCH_MAX: '100',
+      GATEWAY_IDENTITY_SECRET: BILLING_TEST_SECRET, KEYS_GRPC_ADDR: '127.0.0.1:1', ...env,
     });
   }
 
   async startService(opts: { seeds: unknown[]; now?: () => Date }): Promise<RunningService> {
     return startBillingService({
       config: this.config({ SEED_ACCOUNTS: JSON.stringify(opts.seeds) }),
-      store: this.store, bus: this.bus, logger: silentLogger(), now: opts.now, host: '127.0.0.1',
+      store: this.store, bus: this.bus, logger: silentLogger(), now: opts.now,
     });
   }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { billingConfigSchema, startBillingService } from '@gw/billing';
 import { createBus, type Bus } from '@gw/bus';
 import { startKeysService } from '@gw/keys';
-import { createLogger, type RunningService } from '@gw/platform';
+import { createLogger, IdentityVerifier, type IdentityClaims, type RunningService } from '@gw/platform';
 import { createStore, type Store } from '@gw/store';
 import { startEdge, type RunningEdge } from './app';
 import { edgeConfigSchema } from './config';
@@ -17,6 +17,7 @@ const ADMIN = 'sk-gw-v1-edge-test-management-key';
 const ADMIN_HASH = createHash('sha256').update(ADMIN).digest('hex');
 const ACCOUNT = 'acct_edge';
 const BODY_LIMIT = 2048;
+const SECRET = 'edge-test-identity-secret-0123456789abcdef';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (res: Response) => res.json() as Promise<any>;
@@ -112,7 +113,7 @@ describe('edge in front of the real keys service (embedded engines)', () => {
   async function startTestEdge(overrides: Record<string, string> = {}): Promise<RunningEdge> {
     const e = await startEdge({
       config: edgeConfigSchema.parse({
-        EDGE_PORT: '0', EDGE_ADMIN_PORT: '0',
+        EDGE_PORT: '0', EDGE_ADMIN_PORT: '0', GATEWAY_IDENTITY_SECRET: SECRET,
         KEYS_GRPC_ADDR: `127.0.0.1:${keys.grpcPort}`, KEYS_HTTP_URL: `http://127.0.0.1:${keys.httpPort}`,
         INFERENCE_HTTP_URL: inference.url, BILLING_HTTP_URL: billingHttp.url,
         BODY_LIMIT_BYTES: String(BODY_LIMIT),
@@ -130,12 +131,12 @@ describe('edge in front of the real keys service (embedded engines)', () => {
     dir = await mkdtemp(join(tmpdir(), 'gw-edge-'));
     bus = createBus({ engine: 'embedded', store: openStore('bus'), pollMs: 50 }, logger);
     billing = await startBillingService({
-      config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '10' }]) }),
-      store: openStore('billing'), bus, logger, host: '127.0.0.1',
+      config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', KEYS_GRPC_ADDR: '127.0.0.1:1', GATEWAY_IDENTITY_SECRET: SECRET, SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '10' }]) }),
+      store: openStore('billing'), bus, logger,
     });
     keys = await startKeysService({
-      config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, SEED_ACCOUNTS: [{ id: ACCOUNT, management_key: ADMIN }] },
-      store: openStore('keys'), bus, logger, host: '127.0.0.1', announce: () => {},
+      config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, SEED_ACCOUNTS: [{ id: ACCOUNT, management_key: ADMIN }], GATEWAY_IDENTITY_SECRET: SECRET, BIND_HOST: '127.0.0.1' },
+      store: openStore('keys'), bus, logger, announce: () => {},
     });
     inference = await startEcho('inference');
     billingHttp = await startEcho('billing');
@@ -183,8 +184,14 @@ describe('edge in front of the real keys service (embedded engines)', () => {
     return body;
   }
 
-  describe('identity headers', () => {
-    it('forwards the trusted identity and nothing internal the client sent', async () => {
+  /** What a service behind the edge believes about a request it received: the verified token's claims. */
+  const claimsOf = (seen: SeenRequest): IdentityClaims => {
+    const token = seen.headers['x-gw-identity'];
+    return new IdentityVerifier(SECRET).verify(typeof token === 'string' ? token : undefined, { method: seen.method, path: seen.url });
+  };
+
+  describe('identity token', () => {
+    it('forwards a signed identity bound to the request and nothing internal the client sent', async () => {
       const body = '{"model":"m","messages":[{"role":"user","content":"hi"}]}';
       const res = await chat({
         authorization: `Bearer ${ADMIN}`,
@@ -193,6 +200,7 @@ describe('edge in front of the real keys service (embedded engines)', () => {
         'x-gw-trace-id': 'forged-trace',
         'x-gw-key-limit-micros': '999999999',
         'x-gw-key-limit-reset': 'daily',
+        'x-gw-identity': 'v1.forged.token',
         'X-GW-Anything-Else': 'sneaky',
         'x-api-key': 'sk-some-other-secret',
         'x-client-note': 'kept',
@@ -200,13 +208,11 @@ describe('edge in front of the real keys service (embedded engines)', () => {
       expect(res.status).toBe(200);
       expect(inference.seen).toHaveLength(1);
       const h = inference.seen[0].headers;
-      expect(h['x-gw-account-id']).toBe(ACCOUNT);
-      expect(h['x-gw-key-hash']).toBe(ADMIN_HASH);
-      expect(h['x-gw-key-management']).toBe('true');
+      const claims = claimsOf(inference.seen[0]);
+      expect(claims).toMatchObject({ issuer: 'edge', method: 'POST', path: '/v1/chat/completions', traceId: res.headers.get('x-trace-id') });
+      expect(claims.identity).toEqual({ accountId: ACCOUNT, keyHash: ADMIN_HASH, isManagement: true, keyLimitMicros: null, keyLimitReset: null });
       expect(h['x-gw-trace-id']).toBe(res.headers.get('x-trace-id'));
-      expect(h['x-gw-trace-id']).not.toBe('forged-trace');
-      expect(Object.keys(h).filter((k) => k.startsWith('x-gw-')).sort())
-        .toEqual(['x-gw-account-id', 'x-gw-key-hash', 'x-gw-key-management', 'x-gw-trace-id']);
+      expect(Object.keys(h).filter((k) => k.startsWith('x-gw-')).sort()).toEqual(['x-gw-identity', 'x-gw-trace-id']);
       expect(h.authorization).toBeUndefined();
       expect(h['x-api-key']).toBeUndefined();
       expect(h['x-client-note']).toBe('kept');
@@ -221,21 +227,18 @@ describe('edge in front of the real keys service (embedded engines)', () => {
 
       expect((await chat({ authorization: `Bearer ${limited.secret}`, ...forged })).status).toBe(200);
       expect((await chat({ authorization: `Bearer ${unlimited.secret}`, ...forged })).status).toBe(200);
-      const [a, b] = inference.seen.map((s) => s.headers);
-      expect(a).toMatchObject({ 'x-gw-account-id': ACCOUNT, 'x-gw-key-hash': limited.hash, 'x-gw-key-management': 'false', 'x-gw-key-limit-micros': '2500000', 'x-gw-key-limit-reset': 'daily' });
-      expect(b).toMatchObject({ 'x-gw-account-id': ACCOUNT, 'x-gw-key-hash': unlimited.hash, 'x-gw-key-management': 'false' });
-      expect(b['x-gw-key-limit-micros']).toBeUndefined();
-      expect(b['x-gw-key-limit-reset']).toBeUndefined();
+      const [a, b] = inference.seen.map((s) => claimsOf(s).identity);
+      expect(a).toEqual({ accountId: ACCOUNT, keyHash: limited.hash, isManagement: false, keyLimitMicros: 2_500_000, keyLimitReset: 'daily' });
+      expect(b).toEqual({ accountId: ACCOUNT, keyHash: unlimited.hash, isManagement: false, keyLimitMicros: null, keyLimitReset: null });
     });
 
-    it('/v1/models needs no key and forwards no identity, even a forged one', async () => {
+    it('/v1/models needs no key and forwards an anonymous identity, even when one is forged', async () => {
       const res = await fetch(`${base}/v1/models/openai/gpt-4o-mini`, {
         headers: { 'x-gw-account-id': 'acct_victim', 'x-gw-key-hash': 'f'.repeat(64), 'x-gw-key-management': 'true' },
       });
       expect(res.status).toBe(200);
       expect(inference.seen.map((s) => s.url)).toEqual(['/v1/models/openai/gpt-4o-mini']);
-      const h = inference.seen[0].headers;
-      expect(Object.keys(h).filter((k) => k.startsWith('x-gw-'))).toEqual(['x-gw-trace-id']);
+      expect(claimsOf(inference.seen[0])).toMatchObject({ identity: null, method: 'GET', path: '/v1/models/openai/gpt-4o-mini' });
     });
 
     it('/v1/models accepts a bearer key without passing it on', async () => {
@@ -248,7 +251,14 @@ describe('edge in front of the real keys service (embedded engines)', () => {
       const res = await fetch(`${base}/v1/billing/balance`, { headers: { authorization: `Bearer ${ADMIN}`, 'x-gw-account-id': 'acct_victim' } });
       expect(res.status).toBe(200);
       expect(inference.seen).toHaveLength(0);
-      expect(billingHttp.seen[0]).toMatchObject({ url: '/v1/billing/balance', headers: { 'x-gw-account-id': ACCOUNT, 'x-gw-key-hash': ADMIN_HASH } });
+      expect(billingHttp.seen[0].url).toBe('/v1/billing/balance');
+      expect(claimsOf(billingHttp.seen[0]).identity).toMatchObject({ accountId: ACCOUNT, keyHash: ADMIN_HASH });
+    });
+
+    it('binds the token to the path with its query exactly as forwarded', async () => {
+      const res = await fetch(`${base}/v1/models?x=1&y=%2F`);
+      expect(res.status).toBe(200);
+      expect(claimsOf(inference.seen[0])).toMatchObject({ method: 'GET', path: '/v1/models?x=1&y=%2F' });
     });
   });
 

@@ -3,7 +3,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@gw/bus';
-import { closeServer, grpcClientOptions, Health, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService } from '@gw/platform';
+import { closeServer, grpcClientOptions, Health, IdentitySigner, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService } from '@gw/platform';
 import { keysProto, TOPICS, type KeyChanged } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
@@ -23,6 +23,7 @@ export interface RunningEdge extends RunningService {
 export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<RunningEdge> {
   const keys = new keysProto.gateway.keys.v1.KeysService(config.KEYS_GRPC_ADDR, grpc.credentials.createInsecure(), grpcClientOptions);
   const auth = new Authenticator(keys, config.AUTH_CACHE_TTL_MS);
+  const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'edge');
   // Each edge instance drops its own cache entries, so each is its own consumer group.
   const keyEvents = await bus.subscribe<KeyChanged>({
     topics: [TOPICS.keys],
@@ -52,13 +53,14 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
       const identity = route.auth === 'required'
         ? await auth.authenticate(extractSecret(req.headers, route.allowXApiKey), traceId)
         : null;
-      rewriteHeaders(req, identity, traceId);
+      // Bound to the path with query exactly as the proxy forwards it (req.url is not rewritten).
+      rewriteHeaders(req, signer.mint({ method: req.method, path: req.url }, identity, traceId), traceId);
       upstreams[route.upstream](req, res, (err?: unknown) => sendError(res, err ?? new NotFoundError('Not found'), traceId));
     } catch (err) {
       sendError(res, err, traceId);
     }
   });
-  const server = await listen(app, config.EDGE_PORT);
+  const server = await listen(app, config.EDGE_PORT, config.EDGE_HOST);
 
   const health = new Health()
     .addCheck('bus', () => bus.ping())
@@ -73,7 +75,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
     res.setHeader('content-type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });
-  const adminServer: Server = await listen(admin, config.EDGE_ADMIN_PORT);
+  const adminServer: Server = await listen(admin, config.EDGE_ADMIN_PORT, config.BIND_HOST);
 
   return {
     name: 'edge',

@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { engineEnv, loadConfig, port } from '@gw/platform';
+import { bindHostEnv, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
 export const edgeConfigSchema = z.object({
   EDGE_PORT: port(8080),
+  /** The public port's interface: the edge is the one service clients reach. */
+  EDGE_HOST: z.string().min(1).default('0.0.0.0'),
   /** Probes and /metrics live on their own port, never on the public one. */
   EDGE_ADMIN_PORT: port(9080),
   KEYS_GRPC_ADDR: z.string().default('127.0.0.1:9081'),
@@ -15,6 +17,9 @@ export const edgeConfigSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
+  ...identitySecretEnv,
+  /** The admin port's interface (probes, /metrics). */
+  ...bindHostEnv,
 });
 
 export type EdgeConfig = z.infer<typeof edgeConfigSchema>;

@@ -1,7 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { createBatchingPublisher, createOutbox, type Bus } from '@gw/bus';
 import { loadCatalog } from '@gw/catalog';
-import { closeServer, createHttpApp, finishHttpApp, grpcClientOptions, Health, listen, Metrics, type Logger, type RunningService } from '@gw/platform';
+import {
+  closeServer, createHttpApp, finishHttpApp, grpcClientOptions, Health, IdentitySigner, IdentityVerifier, listen, Metrics, serviceIdentityInterceptor,
+  type Logger, type RunningService,
+} from '@gw/platform';
 import { billingProto, TOPICS, type BalanceChanged } from '@gw/proto';
 import { createChatProvider } from '@gw/providers';
 import type { Store } from '@gw/store';
@@ -37,7 +40,9 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   };
   const router = new DeploymentRouter(catalog, providerFor, env, logger);
 
-  const billing = new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(), grpcClientOptions);
+  // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
+  const billing = new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
+    { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'inference'))] });
   const spend = new SpendGuard(billing, logger, config.BALANCE_REFRESH_MS);
   // Every instance must see every balance change, so each one is its own consumer group, from now on.
   const balanceSub = await bus.subscribe<BalanceChanged>({
@@ -54,7 +59,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
 
   const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('inference');
-  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET) });
   app.use(modelRoutes(models));
   app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));
   const translators = new NativeTranslators();
@@ -62,7 +67,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   app.use(nativeRoutes(native, logger, config.ABANDONED_STREAM_DRAIN_MS));
   app.use(asyncChat.router);
   finishHttpApp(app, logger);
-  const server = await listen(app, config.INFERENCE_HTTP_PORT);
+  const server = await listen(app, config.INFERENCE_HTTP_PORT, config.BIND_HOST);
   const httpPort = (server.address() as { port: number }).port;
 
   return {

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { engineEnv, loadConfig, port } from '@gw/platform';
+import { bindHostEnv, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
 export const inferenceConfigSchema = z.object({
   INFERENCE_HTTP_PORT: port(8083),
@@ -28,6 +28,8 @@ export const inferenceConfigSchema = z.object({
   ASYNC_CHAT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
+  ...identitySecretEnv,
+  ...bindHostEnv,
 });
 
 export type InferenceConfig = z.infer<typeof inferenceConfigSchema>;

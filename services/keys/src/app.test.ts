@@ -3,7 +3,7 @@ import { callUnary, type RunningService } from '@gw/platform';
 import { healthProto, keysProto, type AuthenticateResult, type KeysServiceClient } from '@gw/proto';
 import { startKeysService } from './app';
 import { hashSecret } from './key-secret';
-import { openEngines, startBillingStub, tempDir, testLogger, type BillingStub } from './test-support';
+import { KEYS_TEST_SECRET, openEngines, startBillingStub, tempDir, testLogger, type BillingStub } from './test-support';
 
 const ADMIN = 'sk-gw-v1-app-test-admin';
 const logger = testLogger();
@@ -24,8 +24,9 @@ describe('startKeysService', () => {
   async function run<T>(announced: string[], fn: (svc: RunningService) => Promise<T>): Promise<T> {
     const engines = await openEngines(dir.path, logger);
     const svc = await startKeysService({
-      config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: billing.address, SEED_ACCOUNTS: [{ id: 'acct_seeded', management_key: ADMIN }, { id: 'acct_local' }] },
-      store: engines.store, bus: engines.bus, logger, host: '127.0.0.1', announce: (l) => announced.push(l),
+      config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: billing.address, SEED_ACCOUNTS: [{ id: 'acct_seeded', management_key: ADMIN }, { id: 'acct_local' }],
+        GATEWAY_IDENTITY_SECRET: KEYS_TEST_SECRET, BIND_HOST: '127.0.0.1' },
+      store: engines.store, bus: engines.bus, logger, announce: (l) => announced.push(l),
     });
     try {
       return await fn(svc);

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  closeServer, createHttpApp, finishHttpApp, Health, listen, Metrics, type GrpcServerHandle, type Logger, type RunningService,
+  closeServer, createHttpApp, finishHttpApp, Health, IdentitySigner, IdentityVerifier, listen, Metrics, type GrpcServerHandle, type Logger, type RunningService,
 } from '@gw/platform';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
@@ -13,7 +13,7 @@ import { BillingKeyUsage, type KeyUsageSource } from './key-usage';
 import { KeysService } from './keys-service';
 
 export interface KeysServiceOptions {
-  config: Pick<KeysConfig, 'KEYS_HTTP_PORT' | 'KEYS_GRPC_PORT' | 'BILLING_GRPC_ADDR' | 'SEED_ACCOUNTS'>;
+  config: Pick<KeysConfig, 'KEYS_HTTP_PORT' | 'KEYS_GRPC_PORT' | 'BILLING_GRPC_ADDR' | 'SEED_ACCOUNTS' | 'GATEWAY_IDENTITY_SECRET' | 'BIND_HOST'>;
   store: Store;
   bus: Bus;
   logger: Logger;
@@ -21,8 +21,6 @@ export interface KeysServiceOptions {
   announce?: (line: string) => void;
   /** Clock, for tests of expiry. */
   now?: () => Date;
-  /** Interface the servers bind to. */
-  host?: string;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -30,11 +28,11 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 /** Starts the keys service on engines the caller owns (and closes): HTTP key management + gRPC Authenticate. */
 export async function startKeysService(opts: KeysServiceOptions): Promise<RunningService> {
   const { config, store, bus, logger } = opts;
-  const host = opts.host ?? '0.0.0.0';
+  const host = config.BIND_HOST;
   const keys = KeyStore.over(store);
   await keys.ensureIndexes();
 
-  const usage: KeyUsageSource = new BillingKeyUsage(config.BILLING_GRPC_ADDR);
+  const usage: KeyUsageSource = new BillingKeyUsage(config.BILLING_GRPC_ADDR, new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'keys'));
   const service = new KeysService({
     keys, usage, bus, logger, now: opts.now,
     announce: opts.announce ?? ((line) => process.stdout.write(`${line}\n`)),
@@ -45,7 +43,7 @@ export async function startKeysService(opts: KeysServiceOptions): Promise<Runnin
     await service.ensureBootstrapKeys(config.SEED_ACCOUNTS);
 
     const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
-    const app = createHttpApp({ logger, health, metrics: new Metrics('keys'), bodyLimitBytes: BODY_LIMIT_BYTES });
+    const app = createHttpApp({ logger, health, metrics: new Metrics('keys'), bodyLimitBytes: BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET) });
     mountKeyRoutes(app, service, logger, opts.now);
     finishHttpApp(app, logger);
 

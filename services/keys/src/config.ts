@@ -1,4 +1,4 @@
-import { engineEnv, loadConfig, port } from '@gw/platform';
+import { bindHostEnv, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 import { z } from 'zod';
 
 // SEED_ACCOUNTS is shared with billing, which reads the balance fields; keys reads only its own.
@@ -30,6 +30,8 @@ export const keysConfigSchema = z.object({
   SEED_ACCOUNTS: seedAccounts,
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   ...engineEnv,
+  ...identitySecretEnv,
+  ...bindHostEnv,
 });
 
 export type KeysConfig = z.infer<typeof keysConfigSchema>;

@@ -16,7 +16,12 @@ export function toAuthenticateResponse(doc: KeyDoc) {
   };
 }
 
-/** gateway.keys.v1.KeysService plus grpc.health.v1 on one server. Refusals map to UNAUTHENTICATED. */
+/**
+ * gateway.keys.v1.KeysService plus grpc.health.v1 on one server. Refusals map to UNAUTHENTICATED.
+ * `Authenticate` needs no other credential: the secret it checks is the credential, and it answers only
+ * about that key (its own account, hash and limit), which the caller already controls. Callers without the
+ * secret learn nothing beyond "not a key", at the cost of a hash lookup.
+ */
 export function startKeysGrpcServer(opts: { address: string; service: KeysService; health: Health; logger: Logger }): Promise<GrpcServerHandle> {
   const handlers: KeysServiceHandlers = {
     Authenticate: unaryHandler(opts.logger, async (req) => toAuthenticateResponse(await opts.service.authenticate(req.secret))),

@@ -1,7 +1,9 @@
-import { identityHeaders, type RunningService } from '@gw/platform';
+import { IDENTITY_HEADER, type RunningService } from '@gw/platform';
 import { startKeysService } from './app';
 import { hashSecret } from './key-secret';
-import { deadAddress, openEngines, startBillingStub, tempDir, testClock, testLogger, watchKeyChanges, type BillingStub, type TestEngines } from './test-support';
+import {
+  deadAddress, KEYS_TEST_SECRET, openEngines, startBillingStub, tempDir, testClock, testLogger, testSigner, watchKeyChanges, type BillingStub, type TestEngines,
+} from './test-support';
 
 const ADMIN = 'sk-gw-v1-http-test-admin-a';
 const OTHER_ADMIN = 'sk-gw-v1-http-test-admin-b';
@@ -21,8 +23,9 @@ describe('key HTTP routes', () => {
       config: {
         KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: billingAddress,
         SEED_ACCOUNTS: [{ id: 'acct_a', management_key: ADMIN }, { id: 'acct_b', management_key: OTHER_ADMIN }],
+        GATEWAY_IDENTITY_SECRET: KEYS_TEST_SECRET, BIND_HOST: '127.0.0.1',
       },
-      store: engines.store, bus: engines.bus, logger, host: '127.0.0.1', now: clock.now, announce: () => undefined,
+      store: engines.store, bus: engines.bus, logger, now: clock.now, announce: () => undefined,
     });
   }
 
@@ -40,14 +43,14 @@ describe('key HTTP routes', () => {
     await dir.remove();
   });
 
-  /** Calls the service as the edge would after authenticating `secret` (no secret: no identity headers). */
-  async function call(method: string, path: string, opts: { as?: string; account?: string; body?: unknown; rawBody?: string; port?: number } = {}) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  /** Calls the service as the edge would after authenticating `secret` (no secret: no identity token). */
+  async function call(method: string, path: string, opts: { as?: string; account?: string; body?: unknown; rawBody?: string; port?: number; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
     if (opts.as) {
-      Object.assign(headers, identityHeaders({
+      headers[IDENTITY_HEADER] = testSigner().mint({ method, path }, {
         accountId: opts.account ?? (opts.as === OTHER_ADMIN ? 'acct_b' : 'acct_a'), keyHash: hashSecret(opts.as),
         isManagement: true, keyLimitMicros: null, keyLimitReset: null,
-      }));
+      }, 'trace-keys-test');
     }
     const res = await fetch(`http://127.0.0.1:${opts.port ?? service.httpPort}${path}`, {
       method, headers, body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
@@ -111,7 +114,11 @@ describe('key HTTP routes', () => {
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ code: 403, param: null });
     }
-    expect(await call('GET', '/v1/key')).toEqual({ status: 401, body: { error: { code: 401, message: 'Missing or invalid API key', param: null } } });
+    expect(await call('GET', '/v1/key')).toEqual({ status: 401, body: { error: { code: 401, message: expect.stringMatching(/identity/), param: null } } });
+    // The headers the edge used to send are no identity at all.
+    const plain = { 'x-gw-account-id': 'acct_a', 'x-gw-key-hash': hashSecret(ADMIN), 'x-gw-key-management': 'true' };
+    expect((await call('GET', '/v1/keys', { headers: plain })).body).toEqual({ error: { code: 401, message: expect.any(String), param: null } });
+    expect((await call('POST', '/v1/keys', { headers: plain, body: { name: 'sneaky' } })).status).toBe(401);
     expect((await call('GET', '/v1/keys', { as: ADMIN, account: 'acct_b' })).status).toBe(401);
   });
 

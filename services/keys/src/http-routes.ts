@@ -1,5 +1,5 @@
 import { Router, type Express, type Request } from 'express';
-import { AuthenticationError, NotFoundError, readIdentity, type Logger } from '@gw/platform';
+import { NotFoundError, requireIdentity, type Logger } from '@gw/platform';
 import { keysErrorHandler } from './http-errors';
 import { parseCreateKey, parseListQuery, parseUpdateKey } from './key-input';
 import { isKeyHash } from './key-secret';
@@ -7,10 +7,9 @@ import type { Caller, KeysService } from './keys-service';
 
 export const KEY_ROUTE_PATHS = ['/v1/key', '/v1/keys'];
 
-/** The identity the edge authenticated and forwarded; requests that skipped the edge have none. */
+/** The identity the edge authenticated and signed; the shell refused requests that skipped the edge. */
 function callerOf(req: Request): Caller {
-  const id = readIdentity(req.headers);
-  if (!id) throw new AuthenticationError('Missing or invalid API key');
+  const id = requireIdentity(req);
   return { accountId: id.accountId, keyHash: id.keyHash, traceId: req.traceId };
 }
 

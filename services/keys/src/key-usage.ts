@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { callUnary, grpcClientOptions, UnavailableError } from '@gw/platform';
+import { callUnary, grpcClientOptions, serviceIdentityInterceptor, UnavailableError, type IdentitySigner } from '@gw/platform';
 import { billingProto, type BillingServiceClient, type KeyUsage__Output } from '@gw/proto';
 
 /** Spend of one key in micros: in total and in the current day, week and month. */
@@ -18,12 +18,13 @@ export interface KeyUsageSource {
   close(): void;
 }
 
-/** Reads key spend from billing's `GetKeyUsage` over gRPC. */
+/** Reads key spend from billing's `GetKeyUsage` over gRPC, as the keys service (a signed service identity). */
 export class BillingKeyUsage implements KeyUsageSource {
   private readonly client: BillingServiceClient;
 
-  constructor(address: string, private readonly deadlineMs = 2000) {
-    this.client = new billingProto.gateway.billing.v1.BillingService(address, grpc.credentials.createInsecure(), grpcClientOptions);
+  constructor(address: string, signer: IdentitySigner, private readonly deadlineMs = 2000) {
+    this.client = new billingProto.gateway.billing.v1.BillingService(address, grpc.credentials.createInsecure(),
+      { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(signer)] });
   }
 
   async usageOf(keyHashes: string[], traceId?: string): Promise<Map<string, KeyUsageMicros>> {

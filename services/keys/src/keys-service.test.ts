@@ -4,7 +4,7 @@ import { KeyStore, type KeyDoc } from './key-store';
 import { BillingKeyUsage } from './key-usage';
 import { KeysService, type Caller, type CreateKeyInput, type Manager } from './keys-service';
 import {
-  deadAddress, openEngines, startBillingStub, tempDir, testClock, testLogger, watchKeyChanges, type BillingStub, type TestEngines,
+  deadAddress, openEngines, startBillingStub, tempDir, testClock, testLogger, testSigner, watchKeyChanges, type BillingStub, type TestEngines,
 } from './test-support';
 
 const ADMIN_SECRET = 'sk-gw-v1-test-admin-secret-acct-a';
@@ -32,7 +32,7 @@ describe('KeysService', () => {
     dir = await tempDir();
     engines = await openEngines(dir.path, logger);
     billing = await startBillingStub();
-    usage = new BillingKeyUsage(billing.address);
+    usage = new BillingKeyUsage(billing.address, testSigner('keys'));
     clock = testClock();
     announced = [];
     service = serviceWith();
@@ -147,7 +147,7 @@ describe('KeysService', () => {
 
   it('fails with 503 and writes nothing when billing is unreachable', async () => {
     const { key } = await service.create(admin, plain('k'));
-    const down = new BillingKeyUsage(await deadAddress(), 500);
+    const down = new BillingKeyUsage(await deadAddress(), testSigner('keys'), 500);
     const blind = serviceWith(down);
     try {
       await expect(blind.list(admin, { offset: 0, includeDisabled: false })).rejects.toBeInstanceOf(UnavailableError);

@@ -3,13 +3,21 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { createLogger, startGrpcServer, type Logger } from '@gw/platform';
+import { createLogger, IdentitySigner, startGrpcServer, type Logger } from '@gw/platform';
 import { createBus, type Bus, type BusMessage, type Subscription } from '@gw/bus';
 import { billingProto, TOPICS, type BillingServiceHandlers, type KeyChanged } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import type { KeyUsageMicros } from './key-usage';
 
 /** Test helpers: real engines in a temp dir, and a stand-in for billing's gRPC contract over the real wire. */
+
+/** The platform identity secret of the keys service under test. */
+export const KEYS_TEST_SECRET = 'keys-test-identity-secret-0123456789abcdef';
+
+/** Signs the identities a test sends as the edge (HTTP) or as a service (gRPC). */
+export function testSigner(issuer = 'edge'): IdentitySigner {
+  return new IdentitySigner(KEYS_TEST_SECRET, issuer);
+}
 
 export function testLogger(): Logger {
   return createLogger('keys-test', process.env.TEST_LOG_LEVEL ?? 'silent');

@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { billingConfigSchema, startBillingService } from '@gw/billing';
 import { createBus, type Bus } from '@gw/bus';
 import { startKeysService } from '@gw/keys';
-import { createLogger, GatewayError, grpcClientOptions, type RunningService } from '@gw/platform';
+import { createLogger, GatewayError, grpcClientOptions, IDENTITY_HEADER, IdentitySigner, type RunningService } from '@gw/platform';
 import { keysProto, type KeysServiceClient } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { Authenticator, extractSecret } from './authenticator';
+
+const SECRET = 'authenticator-test-identity-secret-0123456789';
 
 const logger = createLogger('authenticator-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 const ADMIN = 'sk-gw-v1-authenticator-test-admin';
@@ -67,12 +69,12 @@ describe('Authenticator against the real keys service', () => {
     };
     bus = createBus({ engine: 'embedded', store: open('bus'), pollMs: 50 }, logger);
     billing = await startBillingService({
-      config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '1' }]) }),
-      store: open('billing'), bus, logger, host: '127.0.0.1',
+      config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', GATEWAY_IDENTITY_SECRET: SECRET, SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '1' }]) }),
+      store: open('billing'), bus, logger,
     });
     keys = await startKeysService({
-      config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, SEED_ACCOUNTS: [{ id: ACCOUNT, management_key: ADMIN }] },
-      store: open('keys'), bus, logger, host: '127.0.0.1', announce: () => {},
+      config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, SEED_ACCOUNTS: [{ id: ACCOUNT, management_key: ADMIN }], GATEWAY_IDENTITY_SECRET: SECRET, BIND_HOST: '127.0.0.1' },
+      store: open('keys'), bus, logger, announce: () => {},
     });
   });
 
@@ -108,11 +110,13 @@ describe('Authenticator against the real keys service', () => {
     return client;
   }
 
-  /** Key management as the edge forwards it: straight to the keys service with the trusted identity. */
+  /** Key management as the edge forwards it: straight to the keys service with a signed identity. */
   async function manage(method: string, path: string, body?: unknown) {
+    const token = new IdentitySigner(SECRET, 'edge').mint({ method, path },
+      { accountId: ACCOUNT, keyHash: sha256(ADMIN), isManagement: true, keyLimitMicros: null, keyLimitReset: null }, 'trace-auth-test');
     const res = await fetch(`http://127.0.0.1:${keys.httpPort}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', 'x-gw-account-id': ACCOUNT, 'x-gw-key-hash': sha256(ADMIN), 'x-gw-key-management': 'true' },
+      headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: token },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     expect(res.status).toBeLessThan(300);

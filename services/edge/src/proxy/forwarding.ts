@@ -1,20 +1,20 @@
 import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { H_TRACE_ID, identityHeaders, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type Identity, type Logger } from '@gw/platform';
+import { H_TRACE_ID, IDENTITY_HEADER, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type Logger } from '@gw/platform';
 
 /**
  * Removes every header a client must not be able to set (anything internal) and the caller's secret, then
- * attaches the trusted identity and trace id. Services behind the edge trust these headers.
+ * attaches the signed identity token (bound to this request) and the trace id. Services believe only the token.
  */
-export function rewriteHeaders(req: IncomingMessage, identity: Identity | null, traceId: string): void {
+export function rewriteHeaders(req: IncomingMessage, identityToken: string, traceId: string): void {
   for (const name of Object.keys(req.headers)) {
     if (name.startsWith(INTERNAL_HEADER_PREFIX)) delete req.headers[name];
   }
   delete req.headers.authorization;
   delete req.headers['x-api-key'];
   req.headers[H_TRACE_ID] = traceId;
-  if (identity) Object.assign(req.headers, identityHeaders(identity));
+  req.headers[IDENTITY_HEADER] = identityToken;
 }
 
 /** Refuses a declared body over the limit before anything is forwarded. */

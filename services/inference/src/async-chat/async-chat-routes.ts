@@ -1,12 +1,6 @@
-import { Router, type Request } from 'express';
-import { AuthenticationError, readIdentity } from '@gw/platform';
+import { Router } from 'express';
+import { requireIdentity as identityOf } from '@gw/platform';
 import type { AsyncChatService } from './async-chat-service';
-
-const identityOf = (req: Request) => {
-  const identity = readIdentity(req.headers);
-  if (!identity) throw new AuthenticationError();
-  return identity;
-};
 
 /** `/v1/async/chat/completions`: submit, poll `/{job_id}`, cancel `/{job_id}/cancel`. */
 export function asyncChatRoutes(service: AsyncChatService): Router {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { catalogSchema } from '@gw/catalog';
 import {
-  closeServer, createHttpApp, finishHttpApp, GatewayError, Health, identityHeaders, listen, PaymentRequiredError, type Identity,
+  closeServer, createHttpApp, finishHttpApp, GatewayError, Health, IDENTITY_HEADER, IdentitySigner, IdentityVerifier, listen, PaymentRequiredError, type Identity,
 } from '@gw/platform';
 import { createChatProvider } from '@gw/providers';
 import { ModelDirectory } from '../catalog/model-objects';
@@ -11,6 +11,8 @@ import { asyncChatRoutes } from './async-chat-routes';
 import { AsyncChatService } from './async-chat-service';
 import { ChatJobStore } from './chat-job-store';
 import { completionFor, IDENTITY, openTestStore, silentLogger, type TestStore } from './chat-job-test-support';
+
+const SECRET = 'async-chat-test-identity-secret-0123456789';
 
 jest.setTimeout(30_000);
 
@@ -158,7 +160,7 @@ describe('async chat service', () => {
     let base: string;
 
     beforeEach(async () => {
-      const app = createHttpApp({ logger: silentLogger(), health: new Health(), bodyLimitBytes: 1 << 20 });
+      const app = createHttpApp({ logger: silentLogger(), health: new Health(), bodyLimitBytes: 1 << 20, identity: new IdentityVerifier(SECRET) });
       app.use(asyncChatRoutes(service));
       finishHttpApp(app, silentLogger());
       server = await listen(app, 0, '127.0.0.1');
@@ -169,10 +171,13 @@ describe('async chat service', () => {
       await closeServer(server, 100);
     });
 
+    /** Signs `identity` as the edge would, for this method and path. */
     const call = async (method: string, url: string, opts: { identity?: Identity; body?: unknown; headers?: Record<string, string> } = {}) => {
+      const { pathname, search } = new URL(url);
+      const token = opts.identity ? { [IDENTITY_HEADER]: new IdentitySigner(SECRET, 'edge').mint({ method, path: pathname + search }, opts.identity, 't') } : {};
       const res = await fetch(url, {
         method,
-        headers: { 'content-type': 'application/json', ...(opts.identity ? identityHeaders(opts.identity) : {}), ...opts.headers },
+        headers: { 'content-type': 'application/json', ...token, ...opts.headers },
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { AuthenticationError, errorEnvelope, readIdentity, toGatewayError, type Logger } from '@gw/platform';
+import { errorEnvelope, requireIdentity, toGatewayError, type Logger } from '@gw/platform';
 import type { ChatCompletionChunk } from '@gw/provider-spec';
 import type { ChatService } from './chat-service';
 
@@ -7,8 +7,7 @@ import type { ChatService } from './chat-service';
 export function chatRoutes(chat: ChatService, logger: Logger, drainMs: number): Router {
   const router = Router();
   router.post('/v1/chat/completions', async (req, res) => {
-    const identity = readIdentity(req.headers);
-    if (!identity) throw new AuthenticationError();
+    const identity = requireIdentity(req);
     if ((req.body as { stream?: unknown })?.stream === true) {
       await streamCompletion(chat, req, res, logger, drainMs);
       return;
@@ -21,7 +20,7 @@ export function chatRoutes(chat: ChatService, logger: Logger, drainMs: number): 
 }
 
 async function streamCompletion(chat: ChatService, req: Request, res: Response, logger: Logger, drainMs: number) {
-  const identity = readIdentity(req.headers)!;
+  const identity = requireIdentity(req);
   // Failures up to here (validation, balance, upstream before its first byte) are ordinary error responses.
   const started = await chat.stream(req.body, identity, req.traceId);
   res.status(200);

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { catalogSchema } from '@gw/catalog';
-import { closeServer, createHttpApp, createLogger, finishHttpApp, Health, identityHeaders, listen, type Identity } from '@gw/platform';
+import { closeServer, createHttpApp, createLogger, finishHttpApp, Health, IDENTITY_HEADER, IdentitySigner, IdentityVerifier, listen, type Identity } from '@gw/platform';
 import { createChatProvider } from '@gw/providers';
 import { startAnthropicSimulator, startOpenAISimulator, type AnthropicSimulator, type OpenAISimulator } from '@gw/simulators';
 import { ModelDirectory } from '../catalog/model-objects';
@@ -13,6 +13,9 @@ import { NativeTranslators } from './native-translators';
 jest.setTimeout(20_000);
 
 const IDENTITY: Identity = { accountId: 'acct_native', keyHash: 'ab'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
+const SECRET = 'native-routes-test-identity-secret-0123456789';
+/** The token the edge would attach to this very request. */
+const signed = (method: string, path: string) => ({ [IDENTITY_HEADER]: new IdentitySigner(SECRET, 'edge').mint({ method, path }, IDENTITY, 'trace-native') });
 const price = { prompt_per_million: '1', completion_per_million: '2' };
 // Response bodies are inspected loosely in tests.
 const jsonOf = (res: Response): Promise<any> => res.json(); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -77,7 +80,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
       spend: { authorize, noteCharge: () => undefined } as never,
       usage: { record: (call: CallRecord) => { records.push(call); return 0; } } as never,
     });
-    const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20 });
+    const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20, identity: new IdentityVerifier(SECRET) });
     app.use(nativeRoutes(native, logger, 5_000));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
@@ -94,7 +97,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   beforeEach(() => { records.length = 0; });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${base}${path}`, {
-    method: 'POST', headers: { ...identityHeaders(IDENTITY), 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    method: 'POST', headers: { ...signed('POST', path), 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
   });
   const recorded = async (n = 1) => {
     for (let i = 0; i < 100 && records.length < n; i++) await new Promise((r) => setTimeout(r, 20));
@@ -164,7 +167,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   it('refuses without an identity, and answers 501 on the stored-response paths', async () => {
     expect((await fetch(`${base}/v1/responses`, { method: 'POST', body: '{}' })).status).toBe(401);
     for (const [method, path] of [['GET', '/v1/responses/resp_1'], ['GET', '/v1/responses/resp_1/input_items'], ['POST', '/v1/responses/resp_1/cancel']]) {
-      const res = await fetch(`${base}${path}`, { method, headers: identityHeaders(IDENTITY) });
+      const res = await fetch(`${base}${path}`, { method, headers: signed(method, path) });
       expect(res.status).toBe(501);
       expect((await jsonOf(res)).error.code).toBe('unsupported_feature');
     }

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { AuthenticationError, NotImplementedError, readIdentity, toGatewayError, type Identity, type Logger } from '@gw/platform';
+import { NotImplementedError, requireIdentity, toGatewayError, type Logger } from '@gw/platform';
 import type { NativeApi, NativeEvent } from '@gw/provider-spec';
 import type { NativeService } from './native-service';
 
@@ -31,12 +31,6 @@ export function nativeRoutes(native: NativeService, logger: Logger, drainMs: num
   router.get('/v1/responses/:id/input_items', stored('listing input items'));
   router.post('/v1/responses/:id/cancel', stored('cancelling a response'));
   return router;
-}
-
-function requireIdentity(req: Request): Identity {
-  const identity = readIdentity(req.headers);
-  if (!identity) throw new AuthenticationError();
-  return identity;
 }
 
 async function streamNative(starting: ReturnType<NativeService['stream']>, res: Response, logger: Logger, drainMs: number) {

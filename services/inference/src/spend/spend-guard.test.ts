@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { billingConfigSchema, startBillingService } from '@gw/billing';
 import { createBus, type Bus, type Subscription } from '@gw/bus';
-import { createLogger, grpcClientOptions, type GatewayError, type Identity, type RunningService } from '@gw/platform';
+import { createLogger, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type GatewayError, type Identity, type RunningService } from '@gw/platform';
 import { billingProto, TOPICS, type BalanceChanged, type BillingServiceClient, type UsageEvent } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { SpendGuard } from './spend-guard';
@@ -22,6 +22,7 @@ const CATALOG = {
   }],
 };
 
+const SECRET = 'spend-guard-test-identity-secret-0123456789';
 const SEEDS = [
   { id: 'acct_rich', wallet_usd: '10' },
   { id: 'acct_empty', wallet_usd: '0' },
@@ -54,9 +55,9 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     bus = createBus({ engine: 'embedded', store: busStore, pollMs: 20 }, logger);
     billing = await startBillingService({
       config: billingConfigSchema.parse({
-        BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: join(dir, 'catalog.json'), SEED_ACCOUNTS: JSON.stringify(SEEDS),
+        BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: join(dir, 'catalog.json'), SEED_ACCOUNTS: JSON.stringify(SEEDS), GATEWAY_IDENTITY_SECRET: SECRET,
       }),
-      store: billingStore, bus, logger, host: '127.0.0.1',
+      store: billingStore, bus, logger,
     });
   });
 
@@ -75,7 +76,7 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
       calls.push(options.method_definition.path);
       return new grpc.InterceptingCall(nextCall(options));
     };
-    const client = new billingProto.gateway.billing.v1.BillingService(address, grpc.credentials.createInsecure(), { ...grpcClientOptions, interceptors: [counting] });
+    const client = new billingProto.gateway.billing.v1.BillingService(address, grpc.credentials.createInsecure(), { ...grpcClientOptions, interceptors: [counting, serviceIdentityInterceptor(new IdentitySigner(SECRET, 'inference'))] });
     clients.push(client);
     return client;
   }

@@ -1,0 +1,88 @@
+import * as grpc from '@grpc/grpc-js';
+import { healthProto, type HealthClient } from '@gw/proto';
+import { AuthenticationError, type GatewayError } from './errors';
+import { callUnary, grpcClientOptions, startGrpcServer, type GrpcServerHandle } from './grpc';
+import { authenticatedUnaryHandler, GrpcCallAuthenticator, requireOwnAccount, serviceIdentityInterceptor, type ApiKeyAccounts, type GrpcCaller } from './grpc-auth';
+import { IdentitySigner, IdentityVerifier } from './identity-token';
+import { createLogger } from './logger';
+
+const SECRET = 'grpc-auth-test-identity-secret-0123456789abcdef';
+const CHECK = '/grpc.health.v1.Health/Check';
+
+/** API keys as a keys service would answer them: one known key of acct_a. */
+const apiKeys: ApiKeyAccounts = {
+  accountOf: async (secret) => {
+    if (secret === 'sk-gw-v1-known') return 'acct_a';
+    throw new AuthenticationError();
+  },
+};
+
+/**
+ * A server whose one unary RPC (the health Check's shape, a message with one string) answers with the
+ * authenticated caller, so each test sees what the authenticator decided.
+ */
+describe('GrpcCallAuthenticator over a real gRPC server', () => {
+  let server: GrpcServerHandle;
+  const clients: grpc.Client[] = [];
+
+  beforeAll(async () => {
+    const auth = new GrpcCallAuthenticator(new IdentityVerifier(SECRET), apiKeys);
+    server = await startGrpcServer('127.0.0.1:0', (s) => {
+      s.addService(healthProto.grpc.health.v1.Health.service, {
+        Check: authenticatedUnaryHandler(createLogger('grpc-auth-test', 'silent'), auth, async (_req: unknown, caller: GrpcCaller) => (
+          { status: caller.accountId === null ? 'SERVING' : 'NOT_SERVING' }
+        )),
+        Watch: () => undefined,
+      } as grpc.UntypedServiceImplementation);
+    });
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await server.shutdown(100);
+  });
+
+  const client = (...interceptors: grpc.Interceptor[]) => {
+    const c = new healthProto.grpc.health.v1.Health(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), { ...grpcClientOptions, interceptors }) as HealthClient;
+    clients.push(c);
+    return c;
+  };
+  const withMetadata = (key: string, value: () => string): grpc.Interceptor => (options, next) => new grpc.InterceptingCall(next(options), {
+    start: (md, listener, go) => { md.set(key, value()); go(md, listener); },
+  });
+  const check = (c: HealthClient) => callUnary<{ service: string }, { status: string }>(c, c.Check, { service: '' })
+    .then((r) => r.status, (e: GatewayError) => `${e.status} ${e.code}`);
+
+  it('a service identity acts for any account', async () => {
+    expect(await check(client(serviceIdentityInterceptor(new IdentitySigner(SECRET, 'inference'))))).toBe('SERVING');
+  });
+
+  it('an API key acts for its own account only', async () => {
+    expect(await check(client(withMetadata('authorization', () => 'Bearer sk-gw-v1-known')))).toBe('NOT_SERVING');
+  });
+
+  it.each<[string, grpc.Interceptor[], string]>([
+    ['no credentials', [], '401 missing_api_key'],
+    ['an unknown API key', [withMetadata('authorization', () => 'Bearer sk-gw-v1-unknown')], '401 invalid_api_key'],
+    ['a token signed with another secret', [serviceIdentityInterceptor(new IdentitySigner('another-secret-of-enough-length-0123456789', 'inference'))], '401 identity_invalid'],
+    ['a genuine token bound to another method', [withMetadata('x-gw-identity', () => new IdentitySigner(SECRET, 'inference').mint({ method: 'GRPC', path: '/other.Service/Method' }, null, 't'))], '401 identity_mismatch'],
+    ['a genuine token of an HTTP request', [withMetadata('x-gw-identity', () => new IdentitySigner(SECRET, 'edge').mint({ method: 'POST', path: CHECK }, null, 't'))], '401 identity_mismatch'],
+  ])('%s is UNAUTHENTICATED', async (_what, interceptors, outcome) => {
+    expect(await check(client(...interceptors))).toBe(outcome);
+  });
+
+  it('a replayed service token is refused', async () => {
+    const token = new IdentitySigner(SECRET, 'inference').mint({ method: 'GRPC', path: CHECK }, null, 't');
+    const replaying = client(withMetadata('x-gw-identity', () => token));
+    expect(await check(replaying)).toBe('SERVING');
+    expect(await check(replaying)).toBe('401 identity_replayed');
+  });
+});
+
+describe('requireOwnAccount', () => {
+  it('lets a service touch any account and an API key only its own', () => {
+    expect(() => requireOwnAccount({ accountId: null }, 'acct_b')).not.toThrow();
+    expect(() => requireOwnAccount({ accountId: 'acct_a' }, 'acct_a')).not.toThrow();
+    expect(() => requireOwnAccount({ accountId: 'acct_a' }, 'acct_b')).toThrow(AuthenticationError);
+  });
+});
