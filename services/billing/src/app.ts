@@ -10,6 +10,7 @@ import { startBillingGrpcServer } from './grpc-server';
 import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { PriceBook } from './pricing';
+import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
 
 export interface BillingServiceDeps {
@@ -32,6 +33,11 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('billing');
   const billing = new BillingService(store, now);
+  const holds = new SpendHolds(store, priceBook, { allowanceMicros: config.SPEND_OVERDRAFT_ALLOWANCE_USD, holdTtlMs: config.SPEND_HOLD_TTL_MS }, logger, now);
+  const sweeper = setInterval(() => {
+    holds.sweepExpired().catch((err: unknown) => logger.warn({ err }, 'spend hold sweep failed; retrying on the next tick'));
+  }, config.SPEND_HOLD_SWEEP_MS);
+  sweeper.unref();
 
   const consumer = await startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
   const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024 });
@@ -39,7 +45,8 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   finishHttpApp(app, logger);
 
   // A port in use must not leave a consumer running in a process that is about to report failure.
-  const { grpc, http } = await startServers({ app, billing, health, logger, config, host }).catch(async (err: unknown) => {
+  const { grpc, http } = await startServers({ app, billing, holds, health, logger, config, host }).catch(async (err: unknown) => {
+    clearInterval(sweeper);
     await consumer.stop();
     throw err;
   });
@@ -55,6 +62,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
     stop: () => {
       stopping ??= (async () => {
         health.startDraining();
+        clearInterval(sweeper);
         await Promise.all([closeServer(http), grpc.shutdown()]);
         await consumer.stop();
         logger.info('billing service stopped');
@@ -65,9 +73,9 @@ export async function startBillingService({ config, store, bus, logger, now = ()
 }
 
 async function startServers(opts: {
-  app: Parameters<typeof listen>[0]; billing: BillingService; health: Health; logger: Logger; config: BillingConfig; host?: string;
+  app: Parameters<typeof listen>[0]; billing: BillingService; holds: SpendHolds; health: Health; logger: Logger; config: BillingConfig; host?: string;
 }): Promise<{ grpc: GrpcServerHandle; http: Server }> {
-  const grpc = await startBillingGrpcServer({ billing: opts.billing, health: opts.health, logger: opts.logger, port: opts.config.BILLING_GRPC_PORT, host: opts.host });
+  const grpc = await startBillingGrpcServer({ billing: opts.billing, holds: opts.holds, health: opts.health, logger: opts.logger, port: opts.config.BILLING_GRPC_PORT, host: opts.host });
   try {
     return { grpc, http: await listen(opts.app, opts.config.BILLING_HTTP_PORT, opts.host) };
   } catch (err) {

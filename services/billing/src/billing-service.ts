@@ -1,6 +1,6 @@
 import { NotFoundError, PaymentRequiredError, microsToUsd } from '@gw/platform';
 import type { Store } from '@gw/store';
-import { accountsCollection, balanceView, type BalanceView } from './accounts';
+import { accountsCollection, balanceView, isFieldName, type BalanceView } from './accounts';
 import { keySpendView, spendAgainstLimit, type KeySpendView, type LimitReset } from './key-spend';
 import { findAccountEntry, ledgerCollection } from './ledger';
 import { requestRecord, type RequestRecord } from './request-record';
@@ -62,7 +62,7 @@ export class BillingService {
 
   /** Spend per key in the current periods; a key that never spent reports zeros. */
   async keyUsage(keyHashes: string[]): Promise<KeySpendView[]> {
-    const hashes = [...new Set(keyHashes.filter((h) => /^[A-Za-z0-9_-]{1,128}$/.test(h)))];
+    const hashes = [...new Set(keyHashes.filter(isFieldName))];
     const now = this.now();
     if (hashes.length === 0) return keyHashes.map((h) => keySpendView(h, undefined, now));
     const holders = await this.accounts.find({ $or: hashes.map((h) => ({ [`key_spend.${h}`]: { $exists: true } })) });

@@ -2,6 +2,7 @@ import { InputError, startGrpcServer, unaryHandler, type GrpcServerHandle, type 
 import { billingProto, type BillingServiceHandlers } from '@gw/proto';
 import type { BillingService } from './billing-service';
 import type { LimitReset } from './key-spend';
+import type { SpendHolds } from './spend-holds';
 
 function limitReset(value: string): LimitReset {
   if (value === '') return null;
@@ -9,12 +10,17 @@ function limitReset(value: string): LimitReset {
   throw new InputError(`key_limit_reset must be daily, weekly, monthly or empty, not "${value}"`, 'key_limit_reset');
 }
 
+function tokenBound(value: number, param: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new InputError(`${param} must be a non-negative integer`, param);
+  return value;
+}
+
 function requireAccount(accountId: string): string {
   if (!accountId) throw new InputError('account_id is required', 'account_id');
   return accountId;
 }
 
-export function billingGrpcHandlers(billing: BillingService, logger: Logger): BillingServiceHandlers {
+export function billingGrpcHandlers(billing: BillingService, holds: SpendHolds, logger: Logger): BillingServiceHandlers {
   return {
     Preauthorize: unaryHandler(logger, async (req) => {
       const result = await billing.preauthorize({
@@ -27,13 +33,26 @@ export function billingGrpcHandlers(billing: BillingService, logger: Logger): Bi
     }),
     GetBalance: unaryHandler(logger, async (req) => billing.balance(requireAccount(req.account_id))),
     GetKeyUsage: unaryHandler(logger, async (req) => ({ usage: await billing.keyUsage(req.key_hashes) })),
+    Reserve: unaryHandler(logger, async (req) => {
+      const { heldMicros } = await holds.reserve({
+        accountId: requireAccount(req.account_id),
+        keyHash: req.key_hash,
+        keyLimitMicros: req.has_key_limit ? req.key_limit_micros : null,
+        keyLimitReset: limitReset(req.key_limit_reset),
+        requestId: req.request_id,
+        deployments: req.deployments,
+        bounds: { promptTokens: tokenBound(req.prompt_tokens, 'prompt_tokens'), completionTokens: tokenBound(req.max_output_tokens, 'max_output_tokens') },
+      });
+      return { held_micros: heldMicros };
+    }),
+    Release: unaryHandler(logger, async (req) => ({ released: await holds.release(requireAccount(req.account_id), req.request_id) })),
   };
 }
 
 /** BillingService plus grpc.health.v1 answering from the same readiness checks as `/readyz`. */
-export function startBillingGrpcServer(opts: { billing: BillingService; health: Health; logger: Logger; port: number; host?: string }): Promise<GrpcServerHandle> {
+export function startBillingGrpcServer(opts: { billing: BillingService; holds: SpendHolds; health: Health; logger: Logger; port: number; host?: string }): Promise<GrpcServerHandle> {
   return startGrpcServer(`${opts.host ?? '0.0.0.0'}:${opts.port}`, (server) => {
-    server.addService(billingProto.gateway.billing.v1.BillingService.service, billingGrpcHandlers(opts.billing, opts.logger));
+    server.addService(billingProto.gateway.billing.v1.BillingService.service, billingGrpcHandlers(opts.billing, opts.holds, opts.logger));
     opts.health.register(server);
   });
 }
