@@ -47,7 +47,7 @@ export async function applyPostings(
     const open = await ledger.find({ account_id: accountId, posting_id: { $in: [...new Set([...postingIds, ...marked])] }, state: 'applying' });
     const withOpenEntries = new Set(open.map((e) => e.posting_id));
     const toApply = postingIds.filter((id) => !marked.includes(id) && withOpenEntries.has(id));
-    const finished = marked.filter((id) => !postingIds.includes(id));
+    const finished = marked.filter((id) => !withOpenEntries.has(id));
     if (toApply.length === 0 && finished.length === 0) return { account, applied: [], keys: [] };
 
     const entries = open.filter((e) => toApply.includes(e.posting_id));

@@ -2,10 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import { createBatchingPublisher, createOutbox, type Bus } from '@gw/bus';
 import { loadCatalog } from '@gw/catalog';
 import { closeServer, createHttpApp, finishHttpApp, grpcClientOptions, Health, listen, Metrics, type Logger, type RunningService } from '@gw/platform';
-import { billingProto, TOPICS, type BalanceChanged } from '@gw/proto';
+import { billingProto } from '@gw/proto';
 import { createChatProvider } from '@gw/providers';
 import type { Store } from '@gw/store';
-import { randomUUID } from 'node:crypto';
 import { ModelDirectory } from './catalog/model-objects';
 import { modelRoutes } from './catalog/model-routes';
 import { startAsyncChat } from './async-chat/async-chat';
@@ -38,19 +37,12 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const router = new DeploymentRouter(catalog, providerFor, env, logger);
 
   const billing = new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(), grpcClientOptions);
-  const spend = new SpendGuard(billing, logger, config.BALANCE_REFRESH_MS);
-  // Every instance must see every balance change, so each one is its own consumer group, from now on.
-  const balanceSub = await bus.subscribe<BalanceChanged>({
-    topics: [TOPICS.balance],
-    group: `inference-balance-${randomUUID()}`,
-    from: 'latest',
-    handleBatch: async (messages) => { for (const m of messages) spend.applyEvent(m.value); },
-  });
+  const spend = new SpendGuard(billing, logger, config.SPEND_DEFAULT_MAX_OUTPUT_TOKENS);
 
   const outbox = createOutbox({ bus, store, logger });
   const publisher = createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS });
   const chat = new ChatService({ models, router, spend, usage: new UsageRecorder(publisher), logger });
-  const asyncChat = await startAsyncChat({ store, chat, spend, flushUsage: () => publisher.flush(), config, logger });
+  const asyncChat = await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger });
 
   const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('inference');
@@ -75,7 +67,6 @@ export async function startInferenceService({ config, store, bus, logger, env = 
       await closeServer(server);
       // Before the publisher closes: a job finishing in the grace period still records its usage.
       await asyncChat.stop();
-      await balanceSub.stop();
       await publisher.close();
       await outbox.close();
       billing.close();
