@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { usdToMicros } from '@gw/platform';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest, type ApiResponse } from './harness/api';
 import { E2E_CLAUDE_MODEL, E2E_MODEL } from './harness/catalog';
@@ -40,7 +41,7 @@ async function settled(stack: TestStack, key: string, responses: ApiResponse[]):
 }
 
 function burstSuite(mode: StackMode, secondInference: boolean) {
-  const stack = useStack(mode, { ...STACK_OPTIONS, secondInference });
+  const stack = useStack(mode, { ...STACK_OPTIONS, secondInference: secondInference ? {} : undefined });
   const limitMicros = usdToMicros('0.001');
   const allowanceMicros = usdToMicros(ALLOWANCE_USD);
 
@@ -102,4 +103,33 @@ describe('an account funded for one call (processes mode)', () => {
     await settled(stack, key, responses);
     await waitFor('the balance to settle', async () => (await spendableMicros(stack.baseURL, key)) < usdToMicros('0.00015'), 30_000);
   }, 60_000);
+});
+
+/**
+ * Usage that never reaches billing (the bus is down between inference and billing; here the second inference
+ * instance publishes to topics billing does not read): holds are never settled, so they keep counting, and
+ * the account stops at its balance plus the allowance however long the outage lasts.
+ */
+describe('overspend while usage cannot reach billing (processes mode)', () => {
+  const stack = useStack('processes', {
+    ...STACK_OPTIONS,
+    accounts: [{ id: 'acct_bus_down', credit_usd: '0.002' }],
+    secondInference: { env: { BUS_NAMESPACE: `e2e-unread-${randomBytes(4).toString('hex')}` } },
+  });
+
+  test('calls are refused once the held worst cases reach the balance plus the allowance, and stay refused', async () => {
+    const key = stack.accountKeys.acct_bus_down;
+    const statuses: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      const responses = await Promise.all(Array.from({ length: 5 }, () => api(stack.secondBaseURL!, 'POST', '/chat/completions', { key, body: chat() })));
+      statuses.push(...responses.map((r) => r.status));
+    }
+    const served = statuses.filter((s) => s === 200).length;
+    // Each call holds about 360 micros: 2,000 + 500 of allowance admit 6 (the seventh would leave nothing).
+    expect(served).toBeGreaterThanOrEqual(1);
+    expect(served * CALL_MICROS).toBeLessThanOrEqual(usdToMicros('0.002') + usdToMicros(ALLOWANCE_USD));
+    expect(statuses.slice(-5)).toEqual(Array(5).fill(402));
+    // Billing saw none of it: the balance is untouched, the holds are what keeps the account in bounds.
+    expect(await spendableMicros(stack.baseURL, key)).toBe(usdToMicros('0.002'));
+  }, 120_000);
 });

@@ -51,8 +51,8 @@ export interface StackOptions {
   accounts?: { id: string; credit_usd: string; price_factor?: string }[];
   /** Extra environment for every service. */
   env?: Record<string, string>;
-  /** `processes` mode: a second inference process and a second edge in front of it. */
-  secondInference?: boolean;
+  /** `processes` mode: a second inference process (with `env` on top of the stack's) and a second edge in front of it. */
+  secondInference?: { env?: Record<string, string> };
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -170,7 +170,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   run('keys', 'services/keys/src/main.ts');
   run('inference', 'services/inference/src/main.ts');
   run('edge', 'services/edge/src/main.ts');
-  const second = opts.secondInference ? await startSecondInference(run) : null;
+  const second = opts.secondInference ? await startSecondInference(run, opts.secondInference.env) : null;
   const stopAll = async () => {
     await Promise.all(children.map((c) => new Promise<void>((resolve) => {
       if (c.exitCode !== null) return resolve();
@@ -228,9 +228,9 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
 }
 
 /** A second inference process on the same engines, and a second edge that forwards to it only. */
-async function startSecondInference(run: (name: string, file: string, args: string[], env: NodeJS.ProcessEnv) => void) {
+async function startSecondInference(run: (name: string, file: string, args: string[], env: NodeJS.ProcessEnv) => void, env: Record<string, string> = {}) {
   const [inferenceHttp, edge, edgeAdmin] = await Promise.all([freePort(), freePort(), freePort()]);
-  run('inference-2', 'services/inference/src/main.ts', [], { INFERENCE_HTTP_PORT: String(inferenceHttp) });
+  run('inference-2', 'services/inference/src/main.ts', [], { ...env, INFERENCE_HTTP_PORT: String(inferenceHttp) });
   run('edge-2', 'services/edge/src/main.ts', [], { EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}` });
   return {
     baseURL: `http://127.0.0.1:${edge}/v1`,
