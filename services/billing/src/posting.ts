@@ -92,7 +92,7 @@ function spendAfter(current: Record<string, KeySpendDoc>, entries: LedgerEntry[]
       continue;
     }
     const before = next.get(e.key_hash) ?? current[e.key_hash];
-    next.set(e.key_hash, addSpend(before, e.list_micros, periodLabels(new Date(e.created_at_ms))));
+    next.set(e.key_hash, addSpend(before, e.charged_micros, periodLabels(new Date(e.created_at_ms))));
   }
   return next;
 }

@@ -58,7 +58,7 @@ export class ChatService {
     const { req, model } = this.prepare(body);
     const requestId = newRequestId();
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
-    // broken
+    await this.reserve(id, requestId, { req, model }, traceId);
     const startedAt = Date.now();
     const { result: stream, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
       () => this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target)));

@@ -54,7 +54,7 @@ export class NativeService {
     const p = this.prepare(c);
     const requestId = newRequestId();
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
-    // broken
+    await this.reserve(c, p, requestId);
     const startedAt = Date.now();
     const { result, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
       () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves));
@@ -69,7 +69,7 @@ export class NativeService {
     const p = this.prepare(c);
     const requestId = newRequestId();
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
-    // broken
+    await this.reserve(c, p, requestId);
     const startedAt = Date.now();
     const { result: stream, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
       () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves));
