@@ -27,6 +27,10 @@ export interface TestStack {
   key: string;
   /** Management key of an account with no balance. */
   brokeKey: string;
+  /** Management keys of the accounts asked for in `StackOptions.accounts`, by account id. */
+  accountKeys: Record<string, string>;
+  /** With `StackOptions.secondInference`: a second edge, in front of a second inference instance. */
+  secondBaseURL?: string;
   /** The bus the services use, to inject events the way a redelivery would. */
   bus: Bus;
   /** The platform identity secret every service of this stack shares (generated per stack). */
@@ -57,24 +61,38 @@ export interface InternalAddresses {
   billingGrpc: string;
 }
 
+export interface StackOptions {
+  /** More seed accounts, each with a management key of its own (`TestStack.accountKeys`). */
+  accounts?: { id: string; credit_usd: string; price_factor?: string }[];
+  /** Extra environment for every service. */
+  env?: Record<string, string>;
+  /** `processes` mode: a second inference process (with `env` on top of the stack's) and a second edge in front of it. */
+  secondInference?: { env?: Record<string, string> };
+}
+
 const ROOT = path.resolve(__dirname, '../..');
 
-function seeds(tag: string) {
+const newKey = () => `sk-gw-v1-${randomBytes(24).toString('hex')}`;
+
+function seeds(tag: string, extra: NonNullable<StackOptions['accounts']> = []) {
   const accountId = `acct_e2e_${tag}`;
-  const key = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
-  const brokeKey = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
+  const key = newKey();
+  const brokeKey = newKey();
+  const accountKeys = Object.fromEntries(extra.map((a) => [a.id, newKey()]));
   const accounts = [
     { id: accountId, credit_usd: '10', management_key: key },
     { id: `acct_broke_${tag}`, credit_usd: '0', management_key: brokeKey },
+    ...extra.map((a) => ({ ...a, management_key: accountKeys[a.id] })),
   ];
-  return { accountId, key, brokeKey, json: JSON.stringify(accounts) };
+  return { accountId, key, brokeKey, accountKeys, json: JSON.stringify(accounts) };
 }
 
 /** The edge and the services of one stack, without the SDK clients. */
 type StartedStack = Omit<TestStack, 'openai' | 'anthropic'>;
 
-export async function startStack(mode: StackMode): Promise<TestStack> {
-  const stack = mode === 'processes' ? await startProcesses() : await startEmbedded();
+export async function startStack(mode: StackMode, opts: StackOptions = {}): Promise<TestStack> {
+  if (opts.secondInference && mode !== 'processes') throw new Error('a second inference instance runs in processes mode only');
+  const stack = mode === 'processes' ? await startProcesses(opts) : await startEmbedded(opts);
   return {
     ...stack,
     openai: new OpenAI({ apiKey: stack.key, baseURL: stack.baseURL, maxRetries: 0 }),
@@ -86,10 +104,10 @@ export async function startStack(mode: StackMode): Promise<TestStack> {
  * A stack of `mode` for the enclosing describe block: started before its tests, stopped after them. The object
  * is filled in once beforeAll has run, so read its fields inside tests, not at describe time.
  */
-export function useStack(mode: StackMode): TestStack {
+export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
   const stack = {} as TestStack;
   beforeAll(async () => {
-    Object.assign(stack, await startStack(mode));
+    Object.assign(stack, await startStack(mode, opts));
   }, 120_000);
   afterAll(async () => {
     await stack.stop?.();
@@ -140,12 +158,12 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
 }
 
 /** Every service as its own process on the real engines (MONGO_URL, KAFKA_BROKERS from the jest setup). */
-async function startProcesses(): Promise<StartedStack> {
+async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   const mongoUrl = process.env.MONGO_URL;
   const brokers = process.env.KAFKA_BROKERS;
   if (!mongoUrl || !brokers) throw new Error('MONGO_URL and KAFKA_BROKERS must be set (the jest global setup starts the engines)');
   const tag = randomBytes(4).toString('hex');
-  const s = seeds(tag);
+  const s = seeds(tag, opts.accounts);
   const logDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-logs-'));
   const [ports, sim, slowSim] = await Promise.all([freeServicePorts(), freePort(), freePort()]);
   const identitySecret = randomBytes(32).toString('hex');
@@ -161,16 +179,17 @@ async function startProcesses(): Promise<StartedStack> {
     // Stacks of parallel test files share the broker; each gets its own topics and consumer groups.
     BUS_NAMESPACE: `e2e-${tag}`,
     ...serviceEnv(s.json, writeE2ECatalog(sim, slowSim), ports, identitySecret),
+    ...opts.env,
   };
   const children: ChildProcess[] = [];
-  const byName = new Map<string, { child: ChildProcess; file: string; args: string[] }>();
-  const run = (name: string, file: string, args: string[] = []) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, file), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const byName = new Map<string, { child: ChildProcess; file: string; args: string[]; envOverrides: NodeJS.ProcessEnv }>();
+  const run = (name: string, file: string, args: string[] = [], envOverrides: NodeJS.ProcessEnv = {}) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, file), ...args], { cwd: ROOT, env: { ...env, ...envOverrides }, stdio: ['ignore', 'pipe', 'pipe'] });
     const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     children.push(child);
-    byName.set(name, { child, file, args });
+    byName.set(name, { child, file, args, envOverrides });
   };
   // One simulator serves every provider format; a second one, slow, serves the async chat tests' model.
   run('simulator', 'packages/simulators/src/main.ts', ['--port', String(sim)]);
@@ -179,6 +198,7 @@ async function startProcesses(): Promise<StartedStack> {
   run('keys', 'services/keys/src/main.ts');
   run('inference', 'services/inference/src/main.ts');
   run('edge', 'services/edge/src/main.ts');
+  const second = opts.secondInference ? await startSecondInference(run, opts.secondInference.env) : null;
   const stopAll = async () => {
     await Promise.all(children.map((c) => new Promise<void>((resolve) => {
       if (c.exitCode !== null) return resolve();
@@ -193,8 +213,9 @@ async function startProcesses(): Promise<StartedStack> {
     inference: `http://127.0.0.1:${ports.inferenceHttp}/readyz`,
     edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
   };
+  const allReady = [...Object.values(readyUrl), ...(second?.readyUrls ?? [])];
   try {
-    await waitFor('services ready', async () => (await Promise.all(Object.values(readyUrl).map(httpOk))).every(Boolean), 90_000);
+    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpOk))).every(Boolean), 90_000);
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
@@ -206,6 +227,8 @@ async function startProcesses(): Promise<StartedStack> {
     accountId: s.accountId,
     key: s.key,
     brokeKey: s.brokeKey,
+    accountKeys: s.accountKeys,
+    secondBaseURL: second?.baseURL,
     bus,
     identitySecret,
     internal: internalAddresses(ports),
@@ -221,8 +244,8 @@ async function startProcesses(): Promise<StartedStack> {
         children.splice(children.indexOf(child), 1);
       },
       start: async (name) => {
-        const { file, args } = byName.get(name)!;
-        run(name, file, args);
+        const { file, args, envOverrides } = byName.get(name)!;
+        run(name, file, args, envOverrides);
         await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]), 60_000);
       },
     },
@@ -234,16 +257,27 @@ async function startProcesses(): Promise<StartedStack> {
   };
 }
 
+/** A second inference process on the same engines, and a second edge that forwards to it only. */
+async function startSecondInference(run: (name: string, file: string, args: string[], env: NodeJS.ProcessEnv) => void, env: Record<string, string> = {}) {
+  const [inferenceHttp, edge, edgeAdmin] = await Promise.all([freePort(), freePort(), freePort()]);
+  run('inference-2', 'services/inference/src/main.ts', [], { ...env, INFERENCE_HTTP_PORT: String(inferenceHttp) });
+  run('edge-2', 'services/edge/src/main.ts', [], { EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}` });
+  return {
+    baseURL: `http://127.0.0.1:${edge}/v1`,
+    readyUrls: [`http://127.0.0.1:${inferenceHttp}/readyz`, `http://127.0.0.1:${edgeAdmin}/readyz`],
+  };
+}
+
 /** The single-process embedded mode, as `pnpm start` runs it, on a temp data dir. */
-async function startEmbedded(): Promise<StartedStack> {
+async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   const tag = randomBytes(4).toString('hex');
-  const s = seeds(tag);
+  const s = seeds(tag, opts.accounts);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-data-'));
   const sim = await startSimulators({ port: 0 });
   const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
   const ports = await freeServicePorts();
   const identitySecret = randomBytes(32).toString('hex');
-  const env = serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), ports, identitySecret);
+  const env = { ...serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), ports, identitySecret), ...opts.env };
   const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
   return {
     mode: 'embedded',
@@ -251,6 +285,7 @@ async function startEmbedded(): Promise<StartedStack> {
     accountId: s.accountId,
     key: s.key,
     brokeKey: s.brokeKey,
+    accountKeys: s.accountKeys,
     bus: stack.bus,
     simulatorRequests: () => sim.requests,
     identitySecret,

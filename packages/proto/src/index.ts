@@ -47,3 +47,7 @@ export const TOPICS = {
 } as const;
 export type { PreauthorizeRequest } from './generated/gateway/billing/v1/PreauthorizeRequest';
 export type { PreauthorizeResponse__Output as PreauthorizeResult } from './generated/gateway/billing/v1/PreauthorizeResponse';
+export type { ReserveRequest } from './generated/gateway/billing/v1/ReserveRequest';
+export type { ReserveResponse__Output as ReserveResult } from './generated/gateway/billing/v1/ReserveResponse';
+export type { ReleaseRequest } from './generated/gateway/billing/v1/ReleaseRequest';
+export type { ReleaseResponse__Output as ReleaseResult } from './generated/gateway/billing/v1/ReleaseResponse';

@@ -5,6 +5,9 @@ import type { KeySpendDoc } from './key-spend';
 
 export const LIST_PRICE_FACTOR_PPM = 1_000_000;
 
+/** Key hashes, request ids and posting ids become field names (`key_spend.<hash>`); nothing else can be a path segment. */
+export const isFieldName = (value: string): boolean => /^[A-Za-z0-9_-]{1,128}$/.test(value);
+
 /**
  * One account. Charges reduce `wallet_micros` (it may go below zero down to `-credit_micros`); balance and
  * key spend live in this one document so a posting changes both in one atomic write.
@@ -15,10 +18,26 @@ export interface AccountDoc extends Doc {
   price_factor_ppm: number;
   /** Bumped by every balance write: the optimistic-concurrency guard, and the order of BalanceChanged events. */
   version: number;
-  /** Last applied posting ids (bounded): a posting found here has landed and must not land again. */
-  recent_postings: string[];
+  /**
+   * Postings whose balance change has landed here, kept while any of their ledger entries may still read
+   * `applying`: a re-driven posting found here must not land again. The next posting drops the finished ones.
+   */
+  landed_postings: Record<string, true>;
   key_spend: Record<string, KeySpendDoc>;
+  /** Sum of `holds`, and of each key's holds: what in-flight calls may still spend. */
+  held_micros: number;
+  key_held_micros: Record<string, number>;
+  /** Open holds by request id (see spend-holds.ts). */
+  holds: Record<string, SpendHold>;
   created_at_ms: number;
+}
+
+/** A call's worst-case cost, held from its reservation until its usage lands (or it is released / expires). */
+export interface SpendHold {
+  micros: number;
+  /** Empty when the key hash cannot be a field name (its spend is not tracked either). */
+  key_hash: string;
+  expires_at_ms: number;
 }
 
 export interface BalanceView {
@@ -40,8 +59,11 @@ export function newAccountFields(seed: Omit<SeedAccount, 'id'>, nowMs: number): 
     credit_micros: seed.creditMicros,
     price_factor_ppm: seed.priceFactorPpm,
     version: 0,
-    recent_postings: [],
+    landed_postings: {},
     key_spend: {},
+    held_micros: 0,
+    key_held_micros: {},
+    holds: {},
     created_at_ms: nowMs,
   };
 }

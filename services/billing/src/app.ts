@@ -13,6 +13,7 @@ import { startBillingGrpcServer } from './grpc-server';
 import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { PriceBook } from './pricing';
+import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
 
 export interface BillingServiceDeps {
@@ -33,6 +34,11 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('billing');
   const billing = new BillingService(store, now);
+  const holds = new SpendHolds(store, priceBook, { allowanceMicros: config.SPEND_OVERDRAFT_ALLOWANCE_USD, holdTtlMs: config.SPEND_HOLD_TTL_MS }, logger, now);
+  const sweeper = setInterval(() => {
+    holds.sweepExpired().catch((err: unknown) => logger.warn({ err }, 'spend hold sweep failed; retrying on the next tick'));
+  }, config.SPEND_HOLD_SWEEP_MS);
+  sweeper.unref();
 
   const consumer = await startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
   // HTTP and gRPC share one verifier (one replay memory); gRPC also takes API keys, checked by keys.
@@ -44,7 +50,8 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   finishHttpApp(app, logger);
 
   // A port in use must not leave a consumer running in a process that is about to report failure.
-  const { grpc, http } = await startServers({ app, billing, auth, health, logger, config }).catch(async (err: unknown) => {
+  const { grpc, http } = await startServers({ app, billing, holds, auth, health, logger, config }).catch(async (err: unknown) => {
+    clearInterval(sweeper);
     await consumer.stop();
     apiKeys.close();
     throw err;
@@ -61,6 +68,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
     stop: () => {
       stopping ??= (async () => {
         health.startDraining();
+        clearInterval(sweeper);
         await Promise.all([closeServer(http), grpc.shutdown()]);
         await consumer.stop();
         apiKeys.close();
@@ -72,10 +80,10 @@ export async function startBillingService({ config, store, bus, logger, now = ()
 }
 
 async function startServers(opts: {
-  app: Parameters<typeof listen>[0]; billing: BillingService; auth: GrpcCallAuthenticator; health: Health; logger: Logger; config: BillingConfig;
+  app: Parameters<typeof listen>[0]; billing: BillingService; holds: SpendHolds; auth: GrpcCallAuthenticator; health: Health; logger: Logger; config: BillingConfig;
 }): Promise<{ grpc: GrpcServerHandle; http: Server }> {
   const host = opts.config.BIND_HOST;
-  const grpc = await startBillingGrpcServer({ billing: opts.billing, auth: opts.auth, health: opts.health, logger: opts.logger, port: opts.config.BILLING_GRPC_PORT, host });
+  const grpc = await startBillingGrpcServer({ billing: opts.billing, holds: opts.holds, auth: opts.auth, health: opts.health, logger: opts.logger, port: opts.config.BILLING_GRPC_PORT, host });
   try {
     return { grpc, http: await listen(opts.app, opts.config.BILLING_HTTP_PORT, host) };
   } catch (err) {

@@ -1,6 +1,6 @@
 import { AuthenticationError, NotFoundError, PaymentRequiredError, microsToUsd } from '@gw/platform';
 import type { Store } from '@gw/store';
-import { accountsCollection, balanceView, type BalanceView } from './accounts';
+import { accountsCollection, balanceView, isFieldName, type BalanceView } from './accounts';
 import { keySpendView, spendAgainstLimit, type KeySpendView, type LimitReset } from './key-spend';
 import { findAccountEntry, ledgerCollection } from './ledger';
 import { requestRecord, type RequestRecord } from './request-record';
@@ -65,7 +65,7 @@ export class BillingService {
    * about a key that spent under another account is refused.
    */
   async keyUsage(keyHashes: string[], onlyAccount: string | null = null): Promise<KeySpendView[]> {
-    const hashes = [...new Set(keyHashes.filter((h) => /^[A-Za-z0-9_-]{1,128}$/.test(h)))];
+    const hashes = [...new Set(keyHashes.filter(isFieldName))];
     const now = this.now();
     if (hashes.length === 0) return keyHashes.map((h) => keySpendView(h, undefined, now));
     const holders = await this.accounts.find({ $or: hashes.map((h) => ({ [`key_spend.${h}`]: { $exists: true } })) });

@@ -57,6 +57,11 @@ export const billingConfigSchema = z.object({
   CATALOG_FILE: z.string().default(DEFAULT_CATALOG_FILE),
   SEED_ACCOUNTS: seedAccounts,
   USAGE_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** The most a burst of calls may take past an account's balance or a key's limit (USD), see spend-holds.ts. */
+  SPEND_OVERDRAFT_ALLOWANCE_USD: millionths('SPEND_OVERDRAFT_ALLOWANCE_USD').default(1_000),
+  /** A spend hold that no usage settled is dropped after this (the call's instance died without reporting). */
+  SPEND_HOLD_TTL_MS: z.coerce.number().int().positive().default(60 * 60_000),
+  SPEND_HOLD_SWEEP_MS: z.coerce.number().int().positive().default(60_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
   ...identitySecretEnv,

@@ -64,6 +64,21 @@ describe.each(STORE_ENGINES)('crash between the ledger insert and the balance ch
     expect(await wallet()).toBe(START - 3 * CHARGE);
   });
 
+  test('a posting re-driven after 120 newer postings of the same account landed is still applied once', async () => {
+    const stranded = asBatch([usageEvent()]);
+    await expect(handler(crashOnceAt('afterBalanceUpdate'))(stranded)).rejects.toBeInstanceOf(Crash);
+    // A rebalance hands the rest of the partition to another consumer first: 120 postings land before the re-drive.
+    for (let i = 0; i < 120; i++) await handler()(asBatch([usageEvent()]));
+    expect(await wallet()).toBe(START - 121 * CHARGE);
+
+    await handler()(stranded);
+    expect(await wallet()).toBe(START - 121 * CHARGE);
+    expect(await states()).toEqual(Array(121).fill('applied'));
+    // Marks of finished postings do not pile up: the next posting drops them.
+    await handler()(asBatch([usageEvent()]));
+    expect(Object.keys((await accountsCollection(engines.store).findOne({ _id: 'acct_a' }))!.landed_postings)).toHaveLength(1);
+  }, 60_000);
+
   test('two consumers racing on the same batch charge it once', async () => {
     const batch = asBatch([usageEvent(), usageEvent(), usageEvent()]);
     await Promise.all([handler()(batch), handler()(batch), handler()(batch)]);

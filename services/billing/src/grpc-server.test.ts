@@ -1,6 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { callUnary, GatewayError, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type RunningService } from '@gw/platform';
-import { billingProto, healthProto, type Balance__Output, type BillingServiceClient, type KeyUsage__Output, type PreauthorizeRequest, type PreauthorizeResult } from '@gw/proto';
+import {
+  billingProto, healthProto, type Balance__Output, type BillingServiceClient, type KeyUsage__Output, type PreauthorizeRequest, type PreauthorizeResult,
+  type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult,
+} from '@gw/proto';
 import { accountsCollection } from './accounts';
 import { ledgerCollection } from './ledger';
 import { asBatch, BILLING_TEST_SECRET, Engines, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
@@ -114,6 +117,31 @@ describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) =
   test('a bad key_limit_reset is 400 with the param named', async () => {
     const err = await preauthorize({ account_id: 'acct_a', key_hash: KEY, key_limit_reset: 'hourly' }).catch((e: GatewayError) => e);
     expect(err).toMatchObject({ status: 400, param: 'key_limit_reset' });
+  });
+
+  test('Reserve holds the worst case at the account factor, once per request id; Release frees it once', async () => {
+    const reserve = (req: Partial<ReserveRequest>) => callUnary<ReserveRequest, ReserveResult>(client, client.Reserve, {
+      account_id: 'acct_ent', key_hash: OTHER_KEY, request_id: 'br-00000000-0000-4000-8000-00000000abcd', deployments: ['dep-chat', 'dep-fee'], prompt_tokens: 100, max_output_tokens: 50, ...req,
+    });
+    const release = () => callUnary<ReleaseRequest, ReleaseResult>(client, client.Release, { account_id: 'acct_ent', request_id: 'br-00000000-0000-4000-8000-00000000abcd' });
+    // dep-fee is the dearer: 200 micros of tokens + a 10,000 micro fee, at the 0.8 factor.
+    expect(await reserve({})).toEqual({ held_micros: 8_160 });
+    expect(await reserve({})).toEqual({ held_micros: 8_160 });
+    expect(await release()).toEqual({ released: true });
+    expect(await release()).toEqual({ released: false });
+    expect((await accountsCollection(engines.store).findOne({ _id: 'acct_ent' }))!.held_micros).toBe(0);
+  });
+
+  test.each([
+    ['request_id', { request_id: 'br.1' }],
+    ['max_output_tokens', { max_output_tokens: -1 }],
+    ['key_limit_reset', { key_limit_reset: 'hourly' }],
+    ['account_id', { account_id: '' }],
+  ])('Reserve with a bad %s is 400 naming it', async (param, req) => {
+    const err = await callUnary<ReserveRequest, ReserveResult>(client, client.Reserve, {
+      account_id: 'acct_a', key_hash: KEY, request_id: 'br-00000000-0000-4000-8000-00000000abce', deployments: ['dep-chat'], prompt_tokens: 1, max_output_tokens: 1, ...req,
+    }).catch((e: GatewayError) => e);
+    expect(err).toMatchObject({ status: 400, param });
   });
 
   test('GetBalance reports the seeded factor; unknown account is 404', async () => {

@@ -4,11 +4,17 @@ import {
 import { billingProto, type BillingServiceHandlers } from '@gw/proto';
 import type { BillingService } from './billing-service';
 import type { LimitReset } from './key-spend';
+import type { SpendHolds } from './spend-holds';
 
 function limitReset(value: string): LimitReset {
   if (value === '') return null;
   if (value === 'daily' || value === 'weekly' || value === 'monthly') return value;
   throw new InputError(`key_limit_reset must be daily, weekly, monthly or empty, not "${value}"`, 'key_limit_reset');
+}
+
+function tokenBound(value: number, param: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new InputError(`${param} must be a non-negative integer`, param);
+  return value;
 }
 
 /** The account the request names, which an API-key caller may only name if it is its own. */
@@ -19,7 +25,7 @@ function requireAccount(caller: GrpcCaller, accountId: string): string {
 }
 
 /** Every RPC spends money or reads account data: each needs a service identity or an API key (see GrpcCallAuthenticator). */
-export function billingGrpcHandlers(billing: BillingService, auth: GrpcCallAuthenticator, logger: Logger): BillingServiceHandlers {
+export function billingGrpcHandlers(billing: BillingService, holds: SpendHolds, auth: GrpcCallAuthenticator, logger: Logger): BillingServiceHandlers {
   return {
     Preauthorize: authenticatedUnaryHandler(logger, auth, async (req, caller) => {
       const result = await billing.preauthorize({
@@ -32,13 +38,26 @@ export function billingGrpcHandlers(billing: BillingService, auth: GrpcCallAuthe
     }),
     GetBalance: authenticatedUnaryHandler(logger, auth, async (req, caller) => billing.balance(requireAccount(caller, req.account_id))),
     GetKeyUsage: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({ usage: await billing.keyUsage(req.key_hashes, caller.accountId) })),
+    Reserve: authenticatedUnaryHandler(logger, auth, async (req, caller) => {
+      const { heldMicros } = await holds.reserve({
+        accountId: requireAccount(caller, req.account_id),
+        keyHash: req.key_hash,
+        keyLimitMicros: req.has_key_limit ? req.key_limit_micros : null,
+        keyLimitReset: limitReset(req.key_limit_reset),
+        requestId: req.request_id,
+        deployments: req.deployments,
+        bounds: { promptTokens: tokenBound(req.prompt_tokens, 'prompt_tokens'), completionTokens: tokenBound(req.max_output_tokens, 'max_output_tokens') },
+      });
+      return { held_micros: heldMicros };
+    }),
+    Release: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({ released: await holds.release(requireAccount(caller, req.account_id), req.request_id) })),
   };
 }
 
 /** BillingService plus grpc.health.v1 answering from the same readiness checks as `/readyz`. */
-export function startBillingGrpcServer(opts: { billing: BillingService; auth: GrpcCallAuthenticator; health: Health; logger: Logger; port: number; host: string }): Promise<GrpcServerHandle> {
+export function startBillingGrpcServer(opts: { billing: BillingService; holds: SpendHolds; auth: GrpcCallAuthenticator; health: Health; logger: Logger; port: number; host: string }): Promise<GrpcServerHandle> {
   return startGrpcServer(`${opts.host}:${opts.port}`, (server) => {
-    server.addService(billingProto.gateway.billing.v1.BillingService.service, billingGrpcHandlers(opts.billing, opts.auth, opts.logger));
+    server.addService(billingProto.gateway.billing.v1.BillingService.service, billingGrpcHandlers(opts.billing, opts.holds, opts.auth, opts.logger));
     opts.health.register(server);
   });
 }

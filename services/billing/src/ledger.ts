@@ -4,7 +4,7 @@ import { presentUsageFields, type Usage, type UsageEvent } from './usage-event';
 
 /**
  * `applying`: recorded under a posting (`posting_id`, the delivery that first recorded it) whose balance
- * write may or may not have landed; the account's `recent_postings` says which. `applied`: done.
+ * write may or may not have landed; the account's `landed_postings` says which. `applied`: done.
  *
  * Entries are born `applying` instead of being inserted `pending` and claimed under a posting id by a
  * second write: that write touched every entry again and cost more than the bulk insert itself.

@@ -1,19 +1,10 @@
 import type { Logger } from '@gw/platform';
 import type { Collection } from '@gw/store';
-import { LIST_PRICE_FACTOR_PPM, newAccountFields, type AccountDoc } from './accounts';
+import { isFieldName, LIST_PRICE_FACTOR_PPM, newAccountFields, type AccountDoc } from './accounts';
 import { addSpend, periodLabels, type KeySpendDoc } from './key-spend';
 import type { LedgerEntry } from './ledger';
 
-/**
- * How many applied posting ids an account remembers. A posting is re-driven by the very next delivery of
- * its batch (usage events are keyed by account, so one account's events stay in order), long before 100
- * newer postings of the same account could push it out.
- */
-export const RECENT_POSTINGS_KEPT = 100;
 const MAX_ATTEMPTS = 50;
-
-/** Key hashes become field names (`key_spend.<hash>`); anything else cannot be a path segment. */
-const KEY_HASH_FIELD = /^[A-Za-z0-9_-]{1,128}$/;
 
 export interface PostingResult {
   /** The account as it is after this call (whether or not this call wrote it). */
@@ -25,15 +16,18 @@ export interface PostingResult {
 }
 
 /**
- * Lands the given postings (posting id -> its ledger entries, all of one account) on the account in ONE
- * guarded write: skips postings already in `recent_postings`, decrements the wallet by the rest, adds key
- * spend, records the posting ids and bumps the version. A concurrent writer makes the version guard miss;
- * then the account is read again and the decision remade, so each posting lands exactly once.
+ * Lands the given postings (ids of deliveries that recorded ledger entries) on one account in ONE guarded
+ * write: decrements the wallet by their entries still `applying`, adds key spend, settles the calls' spend
+ * holds, and marks the postings in `landed_postings`. Exactly once rests on state, not on a memory window:
+ * a posting lands only when it is not marked and has entries `applying`; its mark is dropped (by a later
+ * posting's write) only once none of its entries is `applying` any more. The account is read before the
+ * ledger and the write is version-guarded, so a decision made on a stale read never lands.
  */
 export async function applyPostings(
   accounts: Collection<AccountDoc>,
+  ledger: Collection<LedgerEntry>,
   accountId: string,
-  postings: ReadonlyMap<string, LedgerEntry[]>,
+  postingIds: readonly string[],
   logger: Logger,
   now: () => Date,
 ): Promise<PostingResult> {
@@ -49,30 +43,39 @@ export async function applyPostings(
       );
       continue;
     }
-    const landed = new Set(account.recent_postings ?? []);
-    const toApply = [...postings].filter(([id]) => !landed.has(id));
-    if (toApply.length === 0) return { account, applied: [], keys: [] };
+    const marked = Object.keys(account.landed_postings ?? {});
+    const open = await ledger.find({ account_id: accountId, posting_id: { $in: [...new Set([...postingIds, ...marked])] }, state: 'applying' });
+    const withOpenEntries = new Set(open.map((e) => e.posting_id));
+    const toApply = postingIds.filter((id) => !marked.includes(id) && withOpenEntries.has(id));
+    const finished = marked.filter((id) => !withOpenEntries.has(id));
+    if (toApply.length === 0 && finished.length === 0) return { account, applied: [], keys: [] };
 
-    const entries = toApply.flatMap(([, e]) => e);
+    const entries = open.filter((e) => toApply.includes(e.posting_id));
     const debit = entries.reduce((sum, e) => sum + e.charged_micros, 0);
     const keySpend = spendAfter(account.key_spend ?? {}, entries, logger);
-    const recent = [...(account.recent_postings ?? []), ...toApply.map(([id]) => id)].slice(-RECENT_POSTINGS_KEPT);
-    const $set: Record<string, unknown> = { version: account.version + 1, recent_postings: recent };
+    const filter: Record<string, unknown> = { _id: accountId, version: account.version };
+    const $set: Record<string, unknown> = { version: account.version + 1 };
+    const $unset: Record<string, true> = {};
+    const $inc: Record<string, number> = { wallet_micros: -debit };
+    for (const id of toApply) $set[`landed_postings.${id}`] = true;
+    for (const id of finished) $unset[`landed_postings.${id}`] = true;
     for (const [key, spend] of keySpend) $set[`key_spend.${key}`] = spend;
+    // Each call's hold is settled here, in the write that charges it. Holds change without the version,
+    // so the write also requires each hold it drops to still be there.
+    for (const e of entries) {
+      const hold = account.holds?.[e._id];
+      if (!hold) continue;
+      filter[`holds.${e._id}.micros`] = hold.micros;
+      $unset[`holds.${e._id}`] = true;
+      $inc.held_micros = ($inc.held_micros ?? 0) - hold.micros;
+      if (hold.key_hash) $inc[`key_held_micros.${hold.key_hash}`] = ($inc[`key_held_micros.${hold.key_hash}`] ?? 0) - hold.micros;
+    }
 
-    const res = await accounts.updateOne({ _id: accountId, version: account.version }, { $inc: { wallet_micros: -debit }, $set });
+    const res = await accounts.updateOne(filter, Object.keys($unset).length > 0 ? { $inc, $set, $unset } : { $inc, $set });
     if (res.matched === 1) {
-      return {
-        account: {
-          ...account,
-          wallet_micros: account.wallet_micros - debit,
-          version: account.version + 1,
-          recent_postings: recent,
-          key_spend: { ...account.key_spend, ...Object.fromEntries(keySpend) },
-        },
-        applied: toApply.map(([id]) => id),
-        keys: [...keySpend.keys()],
-      };
+      // The fields balance events carry, as this write left them.
+      const after = { ...account, wallet_micros: account.wallet_micros - debit, version: account.version + 1, key_spend: { ...account.key_spend, ...Object.fromEntries(keySpend) } };
+      return { account: after, applied: toApply, keys: [...keySpend.keys()] };
     }
     logger.debug({ accountId, attempt }, 'account changed concurrently; retrying the posting');
   }
@@ -84,7 +87,7 @@ function spendAfter(current: Record<string, KeySpendDoc>, entries: LedgerEntry[]
   const next = new Map<string, KeySpendDoc>();
   for (const e of entries) {
     if (!e.key_hash) continue;
-    if (!KEY_HASH_FIELD.test(e.key_hash)) {
+    if (!isFieldName(e.key_hash)) {
       logger.error({ requestId: e._id, keyHash: e.key_hash }, 'key hash is not a valid field name; key spend not tracked');
       continue;
     }

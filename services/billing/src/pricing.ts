@@ -60,6 +60,19 @@ export class PriceBook {
     return this.prices.get(deployment);
   }
 
+  /**
+   * The most a call may cost at list price: its token bounds priced at the most expensive of the deployments
+   * it may be served by. A deployment without a price is billed nothing, so it adds nothing here either.
+   */
+  worstCaseListMicros(deployments: readonly string[], bounds: TokenCounts): number {
+    let worst = 0;
+    for (const id of deployments) {
+      const price = this.prices.get(id);
+      if (price) worst = Math.max(worst, listCostMicros(price, bounds));
+    }
+    return worst;
+  }
+
   /** Charged = list x the account's price factor; an unknown deployment is reported unpriced, never guessed. */
   quote(deployment: string, usage: UsageTokens | null | undefined, priceFactorPpm: number): PriceQuote {
     const price = this.prices.get(deployment);

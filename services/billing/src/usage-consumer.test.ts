@@ -1,6 +1,7 @@
 import type { Subscription } from '@gw/bus';
 import { TOPICS, type BalanceChanged } from '@gw/proto';
 import { accountsCollection, ensureSeedAccounts, type AccountDoc } from './accounts';
+import { BillingService } from './billing-service';
 import { ledgerCollection } from './ledger';
 import { asBatch, Engines, eventually, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
 import { createUsageBatchHandler } from './usage-consumer';
@@ -66,7 +67,7 @@ describe.each(STORE_ENGINES)('usage consumer (%s store, embedded bus)', (engine)
     expect(after.wallet_micros).toBe(-(LIST_MICROS + 20));
     expect(after.key_spend[KEY_A]).toMatchObject({ total_micros: LIST_MICROS, day: '2026-11-02', day_micros: LIST_MICROS, week: '2026-W45', month: '2026-11' });
     expect(after.key_spend[KEY_B]).toMatchObject({ total_micros: 20, day_micros: 20, week_micros: 20, month_micros: 20 });
-    expect(after.recent_postings).toHaveLength(1);
+    expect(Object.keys(after.landed_postings)).toHaveLength(1);
   });
 
   test('the enterprise factor 0.8 charges 80% of list, and both amounts are kept', async () => {
@@ -76,6 +77,14 @@ describe.each(STORE_ENGINES)('usage consumer (%s store, embedded bus)', (engine)
     const entry = await ledgerCollection(engines.store).findOne({ _id: event.request_id });
     expect(entry).toMatchObject({ list_micros: list, charged_micros: list * 0.8, price_factor_ppm: 800_000 });
     expect((await account('acct_ent')).wallet_micros).toBe(5_000_000 - list * 0.8);
+  });
+
+  test('key spend of an account with a price factor is the charged amount, not list', async () => {
+    const event = usageEvent({ account_id: 'acct_ent', deployment: 'dep-fee', key_hash: KEY_A });
+    await handler()(asBatch([event]));
+    const charged = (LIST_MICROS + 10_000) * 0.8;
+    const [usage] = await new BillingService(engines.store, () => new Date('2026-11-02T12:00:00Z')).keyUsage([KEY_A]);
+    expect(usage).toEqual({ key_hash: KEY_A, total_micros: charged, daily_micros: charged, weekly_micros: charged, monthly_micros: charged });
   });
 
   test('an event for an unknown deployment is recorded unpriced at zero cost', async () => {

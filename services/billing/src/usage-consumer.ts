@@ -5,7 +5,7 @@ import type { Store } from '@gw/store';
 import { TOPICS } from '@gw/proto';
 import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
-import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
+import { buildLedgerEntry, ledgerCollection } from './ledger';
 import { applyPostings, type PostingResult } from './posting';
 import type { PriceBook } from './pricing';
 import { usageEventSchema, type UsageEvent } from './usage-event';
@@ -81,18 +81,11 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   }
 
   async function post(postingIds: string[]): Promise<Map<string, PostingResult>> {
-    // Read back by posting id: a posting re-driven here must land with every entry it was born with,
-    // including entries the bus now delivers in another batch.
+    // Every account the postings touch, including through entries the bus now delivers in another batch.
     const claimed = await ledger.find({ posting_id: { $in: postingIds }, state: 'applying' });
-    const byAccount = new Map<string, Map<string, LedgerEntry[]>>();
-    for (const e of claimed) {
-      if (!byAccount.has(e.account_id)) byAccount.set(e.account_id, new Map());
-      const postings = byAccount.get(e.account_id)!;
-      if (!postings.has(e.posting_id)) postings.set(e.posting_id, []);
-      postings.get(e.posting_id)!.push(e);
-    }
+    const accountIds = [...new Set(claimed.map((e) => e.account_id))];
     const results = await Promise.all(
-      [...byAccount].map(async ([accountId, postings]) => [accountId, await applyPostings(accounts, accountId, postings, logger, now)] as const),
+      accountIds.map(async (accountId) => [accountId, await applyPostings(accounts, ledger, accountId, postingIds, logger, now)] as const),
     );
     return new Map(results);
   }

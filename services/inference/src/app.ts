@@ -5,10 +5,9 @@ import {
   closeServer, createHttpApp, finishHttpApp, grpcClientOptions, Health, IdentitySigner, IdentityVerifier, listen, Metrics, serviceIdentityInterceptor,
   type Logger, type RunningService,
 } from '@gw/platform';
-import { billingProto, TOPICS, type BalanceChanged } from '@gw/proto';
+import { billingProto } from '@gw/proto';
 import { createChatProvider } from '@gw/providers';
 import type { Store } from '@gw/store';
-import { randomUUID } from 'node:crypto';
 import { ModelDirectory } from './catalog/model-objects';
 import { modelRoutes } from './catalog/model-routes';
 import { startAsyncChat } from './async-chat/async-chat';
@@ -43,19 +42,12 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
   const billing = new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
     { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'inference'))] });
-  const spend = new SpendGuard(billing, logger, config.BALANCE_REFRESH_MS);
-  // Every instance must see every balance change, so each one is its own consumer group, from now on.
-  const balanceSub = await bus.subscribe<BalanceChanged>({
-    topics: [TOPICS.balance],
-    group: `inference-balance-${randomUUID()}`,
-    from: 'latest',
-    handleBatch: async (messages) => { for (const m of messages) spend.applyEvent(m.value); },
-  });
+  const spend = new SpendGuard(billing, logger, config.SPEND_DEFAULT_MAX_OUTPUT_TOKENS);
 
   const outbox = createOutbox({ bus, store, logger });
   const publisher = createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS });
   const chat = new ChatService({ models, router, spend, usage: new UsageRecorder(publisher), logger });
-  const asyncChat = await startAsyncChat({ store, chat, spend, flushUsage: () => publisher.flush(), config, logger });
+  const asyncChat = await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger });
 
   const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('inference');
@@ -80,7 +72,6 @@ export async function startInferenceService({ config, store, bus, logger, env = 
       await closeServer(server);
       // Before the publisher closes: a job finishing in the grace period still records its usage.
       await asyncChat.stop();
-      await balanceSub.stop();
       await publisher.close();
       await outbox.close();
       billing.close();

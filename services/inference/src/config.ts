@@ -6,8 +6,8 @@ export const inferenceConfigSchema = z.object({
   INFERENCE_HTTP_PORT: port(8083),
   CATALOG_FILE: z.string().default(path.resolve(__dirname, '../../../config/catalog.json')),
   BILLING_GRPC_ADDR: z.string().default('127.0.0.1:9082'),
-  /** A cached balance older than this is refreshed in the background (events keep it fresh normally). */
-  BALANCE_REFRESH_MS: z.coerce.number().int().positive().default(5_000),
+  /** Output bound of a spend hold for a call that sets no output cap on a model that declares no limit. */
+  SPEND_DEFAULT_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().default(4_096),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Linger of the usage-event batcher: events leave in batches, off the response path. */
   USAGE_LINGER_MS: z.coerce.number().int().min(0).default(5),

@@ -9,6 +9,10 @@ import type { GetKeyUsageResponse as _gateway_billing_v1_GetKeyUsageResponse, Ge
 import type { KeyUsage as _gateway_billing_v1_KeyUsage, KeyUsage__Output as _gateway_billing_v1_KeyUsage__Output } from './gateway/billing/v1/KeyUsage';
 import type { PreauthorizeRequest as _gateway_billing_v1_PreauthorizeRequest, PreauthorizeRequest__Output as _gateway_billing_v1_PreauthorizeRequest__Output } from './gateway/billing/v1/PreauthorizeRequest';
 import type { PreauthorizeResponse as _gateway_billing_v1_PreauthorizeResponse, PreauthorizeResponse__Output as _gateway_billing_v1_PreauthorizeResponse__Output } from './gateway/billing/v1/PreauthorizeResponse';
+import type { ReleaseRequest as _gateway_billing_v1_ReleaseRequest, ReleaseRequest__Output as _gateway_billing_v1_ReleaseRequest__Output } from './gateway/billing/v1/ReleaseRequest';
+import type { ReleaseResponse as _gateway_billing_v1_ReleaseResponse, ReleaseResponse__Output as _gateway_billing_v1_ReleaseResponse__Output } from './gateway/billing/v1/ReleaseResponse';
+import type { ReserveRequest as _gateway_billing_v1_ReserveRequest, ReserveRequest__Output as _gateway_billing_v1_ReserveRequest__Output } from './gateway/billing/v1/ReserveRequest';
+import type { ReserveResponse as _gateway_billing_v1_ReserveResponse, ReserveResponse__Output as _gateway_billing_v1_ReserveResponse__Output } from './gateway/billing/v1/ReserveResponse';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -26,6 +30,10 @@ export interface ProtoGrpcType {
         KeyUsage: MessageTypeDefinition<_gateway_billing_v1_KeyUsage, _gateway_billing_v1_KeyUsage__Output>
         PreauthorizeRequest: MessageTypeDefinition<_gateway_billing_v1_PreauthorizeRequest, _gateway_billing_v1_PreauthorizeRequest__Output>
         PreauthorizeResponse: MessageTypeDefinition<_gateway_billing_v1_PreauthorizeResponse, _gateway_billing_v1_PreauthorizeResponse__Output>
+        ReleaseRequest: MessageTypeDefinition<_gateway_billing_v1_ReleaseRequest, _gateway_billing_v1_ReleaseRequest__Output>
+        ReleaseResponse: MessageTypeDefinition<_gateway_billing_v1_ReleaseResponse, _gateway_billing_v1_ReleaseResponse__Output>
+        ReserveRequest: MessageTypeDefinition<_gateway_billing_v1_ReserveRequest, _gateway_billing_v1_ReserveRequest__Output>
+        ReserveResponse: MessageTypeDefinition<_gateway_billing_v1_ReserveResponse, _gateway_billing_v1_ReserveResponse__Output>
       }
     }
   }

@@ -35,7 +35,8 @@ describe('async chat service', () => {
   let t: TestStore;
   let jobs: ChatJobStore;
   let service: AsyncChatService;
-  let authorize: jest.Mock;
+  let reserve: jest.Mock;
+  let release: jest.Mock;
   let woken: number;
   let clock: number;
 
@@ -44,13 +45,14 @@ describe('async chat service', () => {
     clock = Date.parse('2026-11-02T10:00:00Z');
     jobs = new ChatJobStore(t.store, () => clock);
     await jobs.ensureIndexes();
-    authorize = jest.fn(async () => undefined);
+    reserve = jest.fn(async () => undefined);
+    release = jest.fn();
     woken = 0;
     // A real router over an unreachable upstream: submit only validates against its routes, never calls them.
     const router = new DeploymentRouter(CATALOG, createChatProvider, {}, silentLogger());
-    const chat = new ChatService({ models: new ModelDirectory(CATALOG), router, spend: {} as never, usage: {} as never, logger: silentLogger() });
+    const chat = new ChatService({ models: new ModelDirectory(CATALOG), router, spend: { reserve, release } as never, usage: {} as never, logger: silentLogger() });
     service = new AsyncChatService({
-      jobs, chat, spend: { authorize }, workers: { wake: () => { woken++; }, cancelLocal: () => undefined },
+      jobs, chat, workers: { wake: () => { woken++; }, cancelLocal: () => undefined },
       expiresAfterMs: DAY_MS, cancelWaitMs: 200, now: () => clock,
     });
   });
@@ -71,7 +73,8 @@ describe('async chat service', () => {
       created_at: clock / 1000,
       expires_at: (clock + DAY_MS) / 1000,
     });
-    expect(authorize).toHaveBeenCalledWith(IDENTITY, 'trace-1');
+    // The job's spend is held under its request id (a worker's run reserves the same id again, holding once).
+    expect(reserve).toHaveBeenCalledWith(IDENTITY, job.request_id, expect.objectContaining({ deployments: ['dep'], maxOutputTokens: 50, choices: 1 }), 'trace-1');
     expect(woken).toBe(1);
     const stored = (await jobs.findById(job.id))!;
     expect(JSON.parse(stored.request_json)).toEqual({ ...BODY, max_tokens: 50 });
@@ -109,7 +112,7 @@ describe('async chat service', () => {
   });
 
   it('refuses at submit when the balance does not allow the call, and queues nothing', async () => {
-    authorize.mockRejectedValueOnce(new PaymentRequiredError());
+    reserve.mockRejectedValueOnce(new PaymentRequiredError());
     await expect(service.submit(BODY, IDENTITY, 't')).rejects.toMatchObject({ status: 402, code: 'insufficient_balance' });
     expect(await t.store.collection('chat_jobs').count({})).toBe(0);
   });
@@ -148,11 +151,15 @@ describe('async chat service', () => {
   it('cancels a queued job at once; a running one reports the flag while its worker has not stopped', async () => {
     const queued = await service.submit(BODY, IDENTITY, 't');
     await expect(service.cancel(queued.id, IDENTITY)).resolves.toMatchObject({ status: 'cancelled', cancelled_at: queued.created_at });
+    // It will never run: its spend hold is released.
+    expect(release).toHaveBeenCalledWith(IDENTITY, queued.request_id, 't');
 
     const running = await service.submit(BODY, IDENTITY, 't');
     await jobs.claimNext('w-elsewhere', 30_000);
     const answer = await service.cancel(running.id, IDENTITY);
     expect(answer).toMatchObject({ status: 'in_progress', cancel_requested_at: running.created_at });
+    // A running job's hold is its worker's to settle or release.
+    expect(release).toHaveBeenCalledTimes(1);
   });
 
   describe('over HTTP', () => {

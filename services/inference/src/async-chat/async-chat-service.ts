@@ -6,9 +6,12 @@ import type { ChatJobStore } from './chat-job-store';
 
 export interface AsyncChatDeps {
   jobs: ChatJobStore;
-  /** Validates a chat body against the catalogue exactly as synchronous chat does. */
-  chat: { prepare(body: unknown): { req: ChatCompletionRequest; model: CatalogModel } };
-  spend: { authorize(id: Identity, traceId: string): Promise<void> };
+  /** Validates a chat body against the catalogue exactly as synchronous chat does, and holds its spend. */
+  chat: {
+    prepare(body: unknown): { req: ChatCompletionRequest; model: CatalogModel };
+    reserve(id: Identity, requestId: string, prepared: { req: ChatCompletionRequest; model: CatalogModel }, traceId: string): Promise<void>;
+    release(id: Identity, requestId: string, traceId: string): void;
+  };
   workers: { wake(): void; cancelLocal(jobId: string): void };
   expiresAfterMs: number;
   /** How long a cancel of a running job waits for its worker to stop before answering. */
@@ -34,13 +37,15 @@ export class AsyncChatService {
       }
     }
     const { req, model } = this.deps.chat.prepare(body);
-    await this.deps.spend.authorize(identity, traceId);
+    const requestId = newRequestId();
+    // Spend hold under the job's request id: held while queued; the worker's run reserves the same id again.
+    await this.deps.chat.reserve(identity, requestId, { req, model }, traceId);
     const now = this.now();
     const job: ChatJobDoc = {
       _id: newId('chatjob_'),
       status: 'queued',
       model: model.id,
-      request_id: newRequestId(),
+      request_id: requestId,
       qos: 'completion',
       account_id: identity.accountId,
       identity,
@@ -64,6 +69,8 @@ export class AsyncChatService {
   async cancel(jobId: string, identity: Identity): Promise<ChatJobObject> {
     const job = await this.deps.jobs.cancel(jobId, identity.accountId);
     if (!job) throw notFound(jobId);
+    // A job cancelled before any run will not spend: drop its hold (a run's own failure releases it otherwise).
+    if (job.status === 'cancelled' && job.attempts === 0) this.deps.chat.release(identity, job.request_id, job.trace_id);
     if (job.status !== 'in_progress') return toJobObject(job);
     this.deps.workers.cancelLocal(jobId);
     return toJobObject(await this.waitForStop(job));

@@ -16,7 +16,6 @@ export type AsyncChatConfig = Pick<InferenceConfig,
 export interface AsyncChatWiring {
   store: Store;
   chat: ChatCompleter & AsyncChatDeps['chat'];
-  spend: AsyncChatDeps['spend'];
   flushUsage: () => Promise<void>;
   config: AsyncChatConfig;
   logger: Logger;
@@ -29,7 +28,7 @@ export interface RunningAsyncChat {
 }
 
 /** Async chat jobs for one inference instance: routes, this instance's workers and its expiry sweeper. */
-export async function startAsyncChat({ store, chat, spend, flushUsage, config, logger }: AsyncChatWiring): Promise<RunningAsyncChat> {
+export async function startAsyncChat({ store, chat, flushUsage, config, logger }: AsyncChatWiring): Promise<RunningAsyncChat> {
   const jobs = new ChatJobStore(store);
   await jobs.ensureIndexes();
   const log = logger.child({ component: 'async-chat' });
@@ -43,7 +42,7 @@ export async function startAsyncChat({ store, chat, spend, flushUsage, config, l
   });
   const sweeper = new ChatJobSweeper(jobs, config.ASYNC_CHAT_SWEEP_MS, log);
   const service = new AsyncChatService({
-    jobs, chat, spend, workers,
+    jobs, chat, workers,
     expiresAfterMs: config.ASYNC_CHAT_EXPIRES_AFTER_MS,
     // Long enough for a worker elsewhere to notice the flag; bounded so a cancel answers promptly.
     cancelWaitMs: Math.min(2 * config.ASYNC_CHAT_CANCEL_CHECK_MS + 500, 5_000),

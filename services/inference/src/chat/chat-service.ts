@@ -1,5 +1,6 @@
 import { NotFoundError, newRequestId, type Identity, type Logger } from '@gw/platform';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, Usage } from '@gw/provider-spec';
+import type { CatalogModel } from '@gw/catalog';
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
@@ -39,10 +40,12 @@ export class ChatService {
    */
   async complete(body: unknown, id: Identity, traceId: string, opts: { requestId?: string; signal?: AbortSignal } = {}): Promise<{ requestId: string; completion: ChatCompletion }> {
     const { req, model, serves } = this.prepare(body);
-    await this.deps.spend.authorize(id, traceId);
     const requestId = opts.requestId ?? newRequestId();
+    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
+    await this.reserve(id, requestId, { req, model }, traceId);
     const startedAt = Date.now();
-    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal), serves);
+    const { result, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
+      () => this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal), serves));
     const { completion, usage } = result;
     this.bill(id, route, requestId, model.id, {
       providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,
@@ -53,10 +56,12 @@ export class ChatService {
 
   async stream(body: unknown, id: Identity, traceId: string): Promise<StartedStream & { includeUsage: boolean; req: ChatCompletionRequest }> {
     const { req, model, serves } = this.prepare(body);
-    await this.deps.spend.authorize(id, traceId);
     const requestId = newRequestId();
+    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
+    await this.reserve(id, requestId, { req, model }, traceId);
     const startedAt = Date.now();
-    const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target), serves);
+    const { result: stream, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
+      () => this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target), serves));
     const firstByteAt = Date.now();
     let billed = false;
     return {
@@ -80,15 +85,30 @@ export class ChatService {
     };
   }
 
+  /** Holds the call's worst case under `requestId` (idempotent: an async job's re-runs hold once). */
+  reserve(id: Identity, requestId: string, { req, model }: { req: ChatCompletionRequest; model: CatalogModel }, traceId: string): Promise<void> {
+    return this.deps.spend.reserve(id, requestId, {
+      model,
+      deployments: this.deps.router.candidates(model).map((r) => r.deployment.id),
+      input: req,
+      maxOutputTokens: req.max_completion_tokens ?? req.max_tokens ?? null,
+      choices: req.n ?? 1,
+    }, traceId);
+  }
+
+  /** Drops the hold of a call that will not run (a cancelled queued job). */
+  release(id: Identity, requestId: string, traceId: string): void {
+    this.deps.spend.release(id, requestId, traceId);
+  }
+
   private bill(id: Identity, route: Route, requestId: string, model: string, call: {
     providerResponseId: string; servedModel: string; streamed: boolean; cancelled: boolean; finishReason: string;
     usage: Usage; startedAt: number; firstByteAt: number;
   }): void {
-    const estimate = this.deps.usage.record({
+    this.deps.usage.record({
       requestId, accountId: id.accountId, keyHash: id.keyHash, model, providerName: route.providerName,
       deployment: route.deployment, apiType: 'chat', ...call,
     });
-    this.deps.spend.noteCharge(id.accountId, id.keyHash, estimate);
   }
 }
 

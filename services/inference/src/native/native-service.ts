@@ -52,10 +52,12 @@ export class NativeService {
 
   async call(c: NativeCall): Promise<{ requestId: string; response: NativeResponse }> {
     const p = this.prepare(c);
-    await this.deps.spend.authorize(c.identity, c.traceId);
     const requestId = newRequestId();
+    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
+    await this.reserve(c, p, requestId);
     const startedAt = Date.now();
-    const { result, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves);
+    const { result, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
+      () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves));
     this.bill(c, route, requestId, p.model.id, {
       providerResponseId: result.providerResponseId, servedModel: result.servedModel, streamed: false, cancelled: false,
       usage: result.usage, startedAt, firstByteAt: startedAt,
@@ -65,10 +67,12 @@ export class NativeService {
 
   async stream(c: NativeCall): Promise<StartedNativeStream> {
     const p = this.prepare(c);
-    await this.deps.spend.authorize(c.identity, c.traceId);
     const requestId = newRequestId();
+    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
+    await this.reserve(c, p, requestId);
     const startedAt = Date.now();
-    const { result: stream, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves);
+    const { result: stream, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
+      () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves));
     const firstByteAt = Date.now();
     let billed = false;
     return {
@@ -86,6 +90,17 @@ export class NativeService {
         });
       },
     };
+  }
+
+  private reserve(c: NativeCall, p: Prepared, requestId: string): Promise<void> {
+    const cap = p.body[NATIVE_API_RULES[c.api].outputTokensParam];
+    return this.deps.spend.reserve(c.identity, requestId, {
+      model: p.model,
+      deployments: this.deps.router.candidates(p.model, p.serves).map((r) => r.deployment.id),
+      input: p.body,
+      maxOutputTokens: typeof cap === 'number' ? cap : null,
+      choices: 1,
+    }, c.traceId);
   }
 
   private prepare(c: NativeCall): Prepared {
@@ -128,10 +143,9 @@ export class NativeService {
   private bill(c: NativeCall, route: Route, requestId: string, model: string, call: {
     providerResponseId: string; servedModel: string; streamed: boolean; cancelled: boolean; usage: Usage; startedAt: number; firstByteAt: number;
   }): void {
-    const estimate = this.deps.usage.record({
+    this.deps.usage.record({
       requestId, accountId: c.identity.accountId, keyHash: c.identity.keyHash, model, providerName: route.providerName,
       deployment: route.deployment, apiType: c.api, finishReason: '', ...call,
     });
-    this.deps.spend.noteCharge(c.identity.accountId, c.identity.keyHash, estimate);
   }
 }

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { billingConfigSchema, startBillingService } from '@gw/billing';
-import { createBus, type Bus, type Subscription } from '@gw/bus';
+import { modelSchema, type CatalogModel } from '@gw/catalog';
+import { createBus, type Bus } from '@gw/bus';
 import { createLogger, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type GatewayError, type Identity, type RunningService } from '@gw/platform';
-import { billingProto, TOPICS, type BalanceChanged, type BillingServiceClient, type UsageEvent } from '@gw/proto';
+import { billingProto, TOPICS, type BillingServiceClient, type UsageEvent } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
-import { SpendGuard } from './spend-guard';
+import { SpendGuard, type CallBounds } from './spend-guard';
 
 const logger = createLogger('spend-guard-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -26,10 +27,21 @@ const SECRET = 'spend-guard-test-identity-secret-0123456789';
 const SEEDS = [
   { id: 'acct_rich', wallet_usd: '10' },
   { id: 'acct_empty', wallet_usd: '0' },
-  { id: 'acct_local', wallet_usd: '0.001' }, // 1,000 micros
-  { id: 'acct_versions', wallet_usd: '0.000300' }, // 300 micros
-  { id: 'acct_keys', wallet_usd: '10' },
+  { id: 'acct_bounds', wallet_usd: '10' },
+  { id: 'acct_one_call', wallet_usd: '0.000150' }, // 150 micros: one call of at most 100
+  { id: 'acct_release', wallet_usd: '10' },
 ];
+/** Billing's allowance in this suite: the most a burst may take past a limit. */
+const ALLOWANCE_MICROS = 10;
+
+const model = (over: Record<string, unknown> = {}): CatalogModel => modelSchema.parse({
+  id: 'test/chat', name: 'Test chat', owned_by: 'tests', updated_at: '2026-01-01T00:00:00Z',
+  architecture: { input_modalities: ['text'], output_modalities: ['text'] }, deployments: CATALOG.models[0].deployments, ...over,
+});
+/** A call whose request serializes to 3 bytes (one prompt token) and may generate `maxOutputTokens`. */
+const call = (maxOutputTokens: number | null, over: Partial<CallBounds> = {}): CallBounds => ({
+  model: model(), deployments: ['dep-chat'], input: 'a', maxOutputTokens, choices: 1, ...over,
+});
 
 const hash = (n: number) => n.toString(16).padStart(64, '0');
 const identity = (accountId: string, keyHash = hash(1), limit: number | null = null): Identity => ({
@@ -42,10 +54,7 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
   let busStore: Store;
   let bus: Bus;
   let billing: RunningService;
-  /** Every RPC the guards under test make, by method path. */
-  const calls: string[] = [];
   const clients: grpc.Client[] = [];
-  const subs: Subscription[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gw-spend-guard-'));
@@ -56,13 +65,13 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     billing = await startBillingService({
       config: billingConfigSchema.parse({
         BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: join(dir, 'catalog.json'), SEED_ACCOUNTS: JSON.stringify(SEEDS), GATEWAY_IDENTITY_SECRET: SECRET,
+        SPEND_OVERDRAFT_ALLOWANCE_USD: String(ALLOWANCE_MICROS / 1_000_000),
       }),
       store: billingStore, bus, logger,
     });
   });
 
   afterAll(async () => {
-    for (const s of subs) await s.stop();
     for (const c of clients) c.close();
     await billing?.stop();
     await bus?.close();
@@ -72,29 +81,21 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
   });
 
   function billingClient(address = `127.0.0.1:${billing.grpcPort}`): BillingServiceClient {
-    const counting: grpc.Interceptor = (options, nextCall) => {
-      calls.push(options.method_definition.path);
-      return new grpc.InterceptingCall(nextCall(options));
-    };
-    const client = new billingProto.gateway.billing.v1.BillingService(address, grpc.credentials.createInsecure(), { ...grpcClientOptions, interceptors: [counting, serviceIdentityInterceptor(new IdentitySigner(SECRET, 'inference'))] });
+    const client = new billingProto.gateway.billing.v1.BillingService(address, grpc.credentials.createInsecure(),
+      { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(SECRET, 'inference'))] });
     clients.push(client);
     return client;
   }
 
-  /** A guard wired as the inference service wires it: its own consumer group on the balance topic, from now on. */
-  async function guard(): Promise<SpendGuard> {
-    const g = new SpendGuard(billingClient(), logger, 600_000);
-    subs.push(await bus.subscribe<BalanceChanged>({
-      topics: [TOPICS.balance], group: `spend-guard-test-${randomUUID()}`, from: 'latest',
-      handleBatch: async (messages) => { for (const m of messages) g.applyEvent(m.value); },
-    }));
-    return g;
-  }
+  const guard = (address?: string) => new SpendGuard(billingClient(address), logger, 1_000);
+  const requestId = () => `br-${randomUUID()}`;
+  const held = async (accountId: string): Promise<number> =>
+    ((await billingStore.collection<{ _id: string; held_micros: number }>('accounts').findOne({ _id: accountId }))?.held_micros) ?? 0;
 
-  /** What the chat path would publish for a call costing `micros` (prompt tokens at one micro each). */
-  async function spend(accountId: string, keyHash: string, micros: number): Promise<void> {
+  /** What the chat path publishes for a finished call costing `micros` (prompt tokens at one micro each). */
+  async function report(requestIdOfCall: string, accountId: string, keyHash: string, micros: number): Promise<void> {
     const event: Partial<UsageEvent> = {
-      request_id: `br-${randomUUID()}`, account_id: accountId, key_hash: keyHash, model: 'test/chat', provider: 'sim',
+      request_id: requestIdOfCall, account_id: accountId, key_hash: keyHash, model: 'test/chat', provider: 'sim',
       deployment: 'dep-chat', api_type: 'chat', status: 'succeeded', created_at_ms: Date.now(),
       usage: { prompt_tokens: micros, completion_tokens: 0, total_tokens: micros } as UsageEvent['usage'],
     };
@@ -111,96 +112,65 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     }
   }
 
-  it('asks billing on the first call of an account only; later calls answer from the cache', async () => {
-    const g = await guard();
-    const before = calls.length;
-    await g.authorize(identity('acct_rich'), 't1');
-    expect(calls.slice(before)).toEqual(['/gateway.billing.v1.BillingService/Preauthorize']);
-    for (let i = 0; i < 5; i++) await g.authorize(identity('acct_rich'), 't2');
-    expect(calls.length).toBe(before + 1);
+  it('holds the output cap, else the model\'s completion limit, else its context length, else the default, plus the prompt', async () => {
+    const g = guard();
+    const id = identity('acct_bounds');
+    const cases: [CallBounds, number][] = [
+      [call(50), 51],
+      [call(50, { choices: 3 }), 151],
+      [call(null, { model: model({ per_request_limits: { completion_tokens: 70 }, context_length: 500 }) }), 71],
+      [call(null, { model: model({ context_length: 500 }) }), 501],
+      [call(null), 1_001],
+    ];
+    for (const [bounds, micros] of cases) {
+      const before = await held('acct_bounds');
+      await g.reserve(id, requestId(), bounds, 't');
+      expect(await held('acct_bounds')).toBe(before + micros);
+    }
   });
 
-  it('the first call fails as unavailable (503) when billing cannot be asked', async () => {
-    const dead = new SpendGuard(billingClient('127.0.0.1:1'), logger, 600_000);
-    expect(await outcome(dead.authorize(identity('acct_rich'), 't'))).toBe('503 service_unavailable');
+  it('asks billing on every call: an empty or unknown account is refused with 402, an unreachable billing is a 503', async () => {
+    const g = guard();
+    expect(await outcome(g.reserve(identity('acct_empty'), requestId(), call(1), 't'))).toBe('402 insufficient_balance');
+    expect(await outcome(g.reserve(identity('acct_nobody'), requestId(), call(1), 't'))).toBe('402 insufficient_balance');
+    expect(await outcome(guard('127.0.0.1:1').reserve(identity('acct_rich'), requestId(), call(1), 't'))).toBe('503 service_unavailable');
   });
 
-  it('an empty account is refused with 402 insufficient_balance, and so is an unknown one', async () => {
-    const g = await guard();
-    expect(await outcome(g.authorize(identity('acct_empty'), 't'))).toBe('402 insufficient_balance');
-    expect(await outcome(g.authorize(identity('acct_nobody'), 't'))).toBe('402 insufficient_balance');
+  it('a key limit holds across instances: 50 reserves through two guards admit at most limit + allowance', async () => {
+    const [a, b] = [guard(), guard()];
+    const limited = identity('acct_rich', hash(0xa1), 500);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => outcome((i % 2 ? a : b).reserve(limited, requestId(), call(99), 't'))));
+    // 100 micros each: 5 fit in 500; a sixth would leave 0 and exceed it by more than the allowance.
+    expect(results.filter((r) => r === 'allowed')).toHaveLength(5);
+    expect(new Set(results.filter((r) => r !== 'allowed'))).toEqual(new Set(['402 key_limit_exceeded']));
   });
 
-  it('a key over its limit is refused with 402 key_limit_exceeded, by billing and from the cache', async () => {
-    const g = await guard();
-    const key = hash(0xa1);
-    const limited = identity('acct_keys', key, 500);
-    expect(await outcome(g.authorize(limited, 't'))).toBe('allowed');
-
-    await spend('acct_keys', key, 500);
-    // The guard learns the key's spend from billing's BalanceChanged event, without asking.
-    const asked = calls.length;
-    await eventually('the balance event', async () => (await outcome(g.authorize(limited, 't'))) !== 'allowed');
-    expect(await outcome(g.authorize(limited, 't'))).toBe('402 key_limit_exceeded');
-    expect(calls.length).toBe(asked);
-
-    // The account still has money: another key of it, and the same key with a higher limit, may spend.
-    expect(await outcome(g.authorize(identity('acct_keys', hash(0xa2), 500), 't'))).toBe('allowed');
-    expect(await outcome(g.authorize(identity('acct_keys', key, 501), 't'))).toBe('allowed');
-
-    // A guard that never saw the account gets the same answer from billing itself.
-    const fresh = await guard();
-    expect(await outcome(fresh.authorize(limited, 't'))).toBe('402 key_limit_exceeded');
+  it('a finished call stays held until billing has absorbed its usage: with no event, the next call is refused', async () => {
+    const g = guard();
+    const id = identity('acct_one_call');
+    const first = requestId();
+    await g.reserve(id, first, call(99), 't');
+    // The call ended, its usage is stuck behind a bus outage: the hold still counts, for as long as it takes.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await outcome(g.reserve(id, requestId(), call(99), 't'))).toBe('402 insufficient_balance');
+    // Its usage lands (30 micros): the hold is settled to the real cost and 120 micros are spendable again.
+    await report(first, 'acct_one_call', id.keyHash, 30);
+    await eventually('the usage to settle the hold', async () => (await held('acct_one_call')) === 0);
+    expect(await outcome(g.reserve(id, requestId(), call(99), 't'))).toBe('allowed');
   });
 
-  it('a newer BalanceChanged updates the cache; an older one is ignored', async () => {
-    const g = await guard();
-    const id = identity('acct_versions');
-    expect(await outcome(g.authorize(id, 't'))).toBe('allowed'); // snapshot: 300 micros at version 0
+  it('a provider call that fails releases its hold; one that succeeds keeps it for billing to settle', async () => {
+    const g = guard();
+    const id = identity('acct_release');
+    const failed = requestId();
+    await g.reserve(id, failed, call(99), 't');
+    await expect(g.releasedOnFailure(id, failed, 't', async () => { throw new Error('upstream down'); })).rejects.toThrow('upstream down');
+    await eventually('the release', async () => (await held('acct_release')) === 0);
 
-    await spend('acct_versions', id.keyHash, 300); // billing posts it: 0 left, version 1
-    await eventually('the balance event', async () => (await outcome(g.authorize(id, 't'))) !== 'allowed');
-    expect(await outcome(g.authorize(id, 't'))).toBe('402 insufficient_balance');
-
-    // A redelivered or reordered older event must not bring the spent money back.
-    g.applyEvent({ account_id: 'acct_versions', spendable_micros: 300, price_factor_ppm: 1_000_000, version: 0, keys: [] });
-    g.applyEvent({ account_id: 'acct_versions', spendable_micros: 300, price_factor_ppm: 1_000_000, version: 1, keys: [] });
-    expect(await outcome(g.authorize(id, 't'))).toBe('402 insufficient_balance');
-
-    // A newer one (a top-up) does.
-    g.applyEvent({ account_id: 'acct_versions', spendable_micros: 5_000, price_factor_ppm: 1_000_000, version: 2, keys: [] });
-    expect(await outcome(g.authorize(id, 't'))).toBe('allowed');
-  });
-
-  it('local charges subtract from the cached balance until the next event replaces it', async () => {
-    const g = await guard();
-    const id = identity('acct_local');
-    const asked = calls.length;
-    expect(await outcome(g.authorize(id, 't'))).toBe('allowed'); // 1,000 micros
-
-    g.noteCharge('acct_local', id.keyHash, 600);
-    expect(await outcome(g.authorize(id, 't'))).toBe('allowed'); // 400 left
-    g.noteCharge('acct_local', id.keyHash, 400);
-    expect(await outcome(g.authorize(id, 't'))).toBe('402 insufficient_balance'); // 0 left, known locally
-    expect(calls.length).toBe(asked + 1); // none of that asked billing again
-
-    // Billing has posted the first charge only: its event (400 left) replaces the local estimate.
-    await spend('acct_local', id.keyHash, 600);
-    await eventually('the first balance event', async () => (await outcome(g.authorize(id, 't'))) === 'allowed');
-    // Then the second lands too.
-    await spend('acct_local', id.keyHash, 400);
-    await eventually('the second balance event', async () => (await outcome(g.authorize(id, 't'))) !== 'allowed');
-    expect(await outcome(g.authorize(id, 't'))).toBe('402 insufficient_balance');
-  });
-
-  it('a local charge counts against the key limit too', async () => {
-    const g = await guard();
-    const key = hash(0xb1);
-    const limited = identity('acct_rich', key, 1_000);
-    expect(await outcome(g.authorize(limited, 't'))).toBe('allowed');
-    g.noteCharge('acct_rich', key, 999);
-    expect(await outcome(g.authorize(limited, 't'))).toBe('allowed');
-    g.noteCharge('acct_rich', key, 1);
-    expect(await outcome(g.authorize(limited, 't'))).toBe('402 key_limit_exceeded');
+    const served = requestId();
+    await g.reserve(id, served, call(99), 't');
+    await expect(g.releasedOnFailure(id, served, 't', async () => 'completion')).resolves.toBe('completion');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await held('acct_release')).toBe(100);
   });
 });

@@ -1,117 +1,69 @@
-import { callUnary, PaymentRequiredError, type Identity, type Logger } from '@gw/platform';
-import type { BalanceChanged, BillingServiceClient, KeySpend, PreauthorizeRequest, PreauthorizeResult } from '@gw/proto';
+import type { CatalogModel } from '@gw/catalog';
+import { callUnary, type Identity, type Logger } from '@gw/platform';
+import type { BillingServiceClient, ReleaseRequest, ReleaseResult, ReserveRequest, ReserveResult } from '@gw/proto';
 
-interface AccountSnapshot {
-  spendableMicros: number;
-  version: number;
-  fetchedAt: number;
-  /** Charges this instance observed since the snapshot; billing has not reported them back yet. */
-  unreflectedMicros: number;
-  keys: Map<string, KeySpend>;
-  refreshing?: Promise<void>;
+/** What a call may cost at most, in the terms billing prices: deployments and token bounds. */
+export interface CallBounds {
+  model: CatalogModel;
+  /** Every deployment the call may be served by, fallbacks included. */
+  deployments: string[];
+  /** The request as sent (its size bounds the prompt). */
+  input: unknown;
+  /** The client's output cap (`max_tokens`, `max_completion_tokens`, `max_output_tokens`), when it set one. */
+  maxOutputTokens: number | null;
+  /** Choices generated per call (`n`). */
+  choices: number;
 }
 
+/** The prompt's upper estimate: tokenizers average about four bytes of text per token, and the JSON around the text adds more. */
+const BYTES_PER_PROMPT_TOKEN = 3;
+
 /**
- * Pre-authorization on the hot path without a synchronous call: the first call of an account asks billing
- * (gRPC `Preauthorize`), later calls answer from the cached snapshot, kept fresh by `BalanceChanged` events
- * and a background refresh. Charges this instance made since the last snapshot are subtracted locally, so
- * a burst cannot spend past zero by more than the calls already in flight when it got there.
+ * Spend limits on the hot path: before a provider is called, billing holds the call's worst-case cost against
+ * the account's balance and the key's limit (gRPC `Reserve`, one atomic step in billing, so a limit holds
+ * across any number of inference instances). The call's usage event settles the hold in billing; a call that
+ * ends with no usage releases it here, best effort (billing expires forgotten holds).
  */
 export class SpendGuard {
-  private readonly accounts = new Map<string, AccountSnapshot>();
-
   constructor(
     private readonly billing: BillingServiceClient,
     private readonly logger: Logger,
-    private readonly refreshMs: number,
+    /** Output bound for a model that declares none and a call that sets none. */
+    private readonly defaultMaxOutputTokens: number,
   ) {}
 
-  async authorize(id: Identity, traceId: string): Promise<void> {
-    let snap = this.accounts.get(id.accountId);
-    if (!snap) {
-      snap = await this.fetch(id, traceId);
-    } else if (Date.now() - snap.fetchedAt > this.refreshMs && !snap.refreshing) {
-      const current = snap;
-      current.refreshing = this.fetch(id, traceId).then(() => undefined, (err) => {
-        this.logger.warn({ err }, 'balance refresh failed; serving the cached balance');
-      }).finally(() => { current.refreshing = undefined; });
-    }
-    if (snap.spendableMicros - snap.unreflectedMicros <= 0) {
-      throw new PaymentRequiredError('Insufficient balance: add funds to continue', 'insufficient_balance');
-    }
-    if (id.keyLimitMicros !== null) {
-      const spent = periodSpend(snap.keys.get(id.keyHash), id.keyLimitReset);
-      if (spent >= id.keyLimitMicros) throw new PaymentRequiredError('This key has reached its spending limit', 'key_limit_exceeded');
-    }
+  /** Holds the call's worst case under `requestId` (idempotent), or throws billing's 402. */
+  async reserve(id: Identity, requestId: string, call: CallBounds, traceId: string): Promise<void> {
+    const maxOutput = call.maxOutputTokens
+      ?? call.model.per_request_limits.completion_tokens
+      ?? call.model.context_length
+      ?? this.defaultMaxOutputTokens;
+    await callUnary<ReserveRequest, ReserveResult>(this.billing, this.billing.Reserve, {
+      account_id: id.accountId,
+      key_hash: id.keyHash,
+      has_key_limit: id.keyLimitMicros !== null,
+      key_limit_micros: id.keyLimitMicros ?? 0,
+      key_limit_reset: id.keyLimitReset ?? '',
+      request_id: requestId,
+      deployments: call.deployments,
+      prompt_tokens: Math.ceil(Buffer.byteLength(JSON.stringify(call.input) ?? '') / BYTES_PER_PROMPT_TOKEN),
+      max_output_tokens: maxOutput * Math.max(1, call.choices),
+    }, { deadlineMs: 2000, traceId });
   }
 
-  /** Records a charge this instance caused, until billing's next balance event reflects it. */
-  noteCharge(accountId: string, keyHash: string, micros: number): void {
-    const snap = this.accounts.get(accountId);
-    if (!snap) return;
-    snap.unreflectedMicros += micros;
-    const k = snap.keys.get(keyHash);
-    if (k) {
-      k.total_micros += micros;
-      k.daily_micros += micros;
-      k.weekly_micros += micros;
-      k.monthly_micros += micros;
-    }
-  }
-
-  /** Applies a balance event from billing; stale versions are ignored. */
-  applyEvent(ev: BalanceChanged): void {
-    const snap = this.accounts.get(ev.account_id);
-    if (!snap || ev.version <= snap.version) return;
-    snap.spendableMicros = ev.spendable_micros;
-    snap.version = ev.version;
-    snap.fetchedAt = Date.now();
-    snap.unreflectedMicros = 0;
-    for (const k of ev.keys ?? []) snap.keys.set(k.key_hash, { ...k });
-  }
-
-  private async fetch(id: Identity, traceId: string): Promise<AccountSnapshot> {
-    // Billing answers 402 itself for an empty account; the snapshot still records the balance so the
-    // next calls are refused from cache.
+  /** Runs the provider call; when it fails (nothing generated, nothing billed) the hold is released. */
+  async releasedOnFailure<T>(id: Identity, requestId: string, traceId: string, call: () => Promise<T>): Promise<T> {
     try {
-      const res = await callUnary<PreauthorizeRequest, PreauthorizeResult>(this.billing, this.billing.Preauthorize, {
-        account_id: id.accountId,
-        key_hash: id.keyHash,
-        has_key_limit: id.keyLimitMicros !== null,
-        key_limit_micros: id.keyLimitMicros ?? 0,
-        key_limit_reset: id.keyLimitReset ?? '',
-      }, { deadlineMs: 2000, traceId });
-      return this.store(id, res.balance?.spendable_micros ?? 0, res.balance?.version ?? 0, res.key_period_usage_micros, id.keyLimitReset);
+      return await call();
     } catch (err) {
-      if (err instanceof PaymentRequiredError || (err as { status?: number }).status === 402) {
-        this.accounts.delete(id.accountId);
-      }
+      this.release(id, requestId, traceId);
       throw err;
     }
   }
 
-  private store(id: Identity, spendable: number, version: number, keyPeriodUsage: number, reset: Identity['keyLimitReset']): AccountSnapshot {
-    const prev = this.accounts.get(id.accountId);
-    const keys = prev?.keys ?? new Map<string, KeySpend>();
-    const spend = keys.get(id.keyHash) ?? { key_hash: id.keyHash, total_micros: 0, daily_micros: 0, weekly_micros: 0, monthly_micros: 0 };
-    spend[periodField(reset)] = keyPeriodUsage;
-    keys.set(id.keyHash, spend);
-    if (!prev || version >= prev.version) {
-      this.accounts.set(id.accountId, { spendableMicros: spendable, version, fetchedAt: Date.now(), unreflectedMicros: 0, keys });
-    }
-    return this.accounts.get(id.accountId)!;
+  /** Best effort: a hold not released here expires in billing. */
+  release(id: Identity, requestId: string, traceId: string): void {
+    callUnary<ReleaseRequest, ReleaseResult>(this.billing, this.billing.Release, { account_id: id.accountId, request_id: requestId }, { deadlineMs: 2000, traceId })
+      .catch((err: unknown) => this.logger.warn({ err, requestId }, 'spend hold release failed; billing expires it'));
   }
-}
-
-function periodField(reset: Identity['keyLimitReset']) {
-  switch (reset) {
-    case 'daily': return 'daily_micros' as const;
-    case 'weekly': return 'weekly_micros' as const;
-    case 'monthly': return 'monthly_micros' as const;
-    default: return 'total_micros' as const;
-  }
-}
-
-function periodSpend(k: KeySpend | undefined, reset: Identity['keyLimitReset']): number {
-  return k ? k[periodField(reset)] : 0;
 }

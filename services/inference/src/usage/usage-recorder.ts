@@ -1,5 +1,4 @@
 import type { BatchingPublisher } from '@gw/bus';
-import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
 import type { Usage } from '@gw/provider-spec';
@@ -24,13 +23,12 @@ export interface CallRecord {
 
 /**
  * Turns a finished call into a usage event and hands it to the batching publisher (outbox-backed, so an
- * unavailable bus delays the event but never loses it). Returns the list cost estimate for the local
- * spend guard; billing computes the authoritative charge.
+ * unavailable bus delays the event but never loses it); billing computes the charge and settles the call's hold.
  */
 export class UsageRecorder {
   constructor(private readonly publisher: BatchingPublisher) {}
 
-  record(call: CallRecord): number {
+  record(call: CallRecord): void {
     const now = Date.now();
     const event: UsageEvent = {
       request_id: call.requestId,
@@ -52,14 +50,5 @@ export class UsageRecorder {
       created_at_ms: call.startedAt,
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
-    return estimateListCost(call.deployment, call.usage);
   }
-}
-
-export function estimateListCost(d: Deployment, usage: Usage): number {
-  const prompt = usage.prompt_tokens ?? usage.input_tokens ?? 0;
-  const completion = usage.completion_tokens ?? usage.output_tokens ?? 0;
-  return tokenCostMicros(prompt, usdToMicros(d.price.prompt_per_million))
-    + tokenCostMicros(completion, usdToMicros(d.price.completion_per_million))
-    + (d.price.per_request ? usdToMicros(d.price.per_request) : 0);
 }

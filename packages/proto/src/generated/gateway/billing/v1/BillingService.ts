@@ -8,6 +8,10 @@ import type { GetKeyUsageRequest as _gateway_billing_v1_GetKeyUsageRequest, GetK
 import type { GetKeyUsageResponse as _gateway_billing_v1_GetKeyUsageResponse, GetKeyUsageResponse__Output as _gateway_billing_v1_GetKeyUsageResponse__Output } from '../../../gateway/billing/v1/GetKeyUsageResponse';
 import type { PreauthorizeRequest as _gateway_billing_v1_PreauthorizeRequest, PreauthorizeRequest__Output as _gateway_billing_v1_PreauthorizeRequest__Output } from '../../../gateway/billing/v1/PreauthorizeRequest';
 import type { PreauthorizeResponse as _gateway_billing_v1_PreauthorizeResponse, PreauthorizeResponse__Output as _gateway_billing_v1_PreauthorizeResponse__Output } from '../../../gateway/billing/v1/PreauthorizeResponse';
+import type { ReleaseRequest as _gateway_billing_v1_ReleaseRequest, ReleaseRequest__Output as _gateway_billing_v1_ReleaseRequest__Output } from '../../../gateway/billing/v1/ReleaseRequest';
+import type { ReleaseResponse as _gateway_billing_v1_ReleaseResponse, ReleaseResponse__Output as _gateway_billing_v1_ReleaseResponse__Output } from '../../../gateway/billing/v1/ReleaseResponse';
+import type { ReserveRequest as _gateway_billing_v1_ReserveRequest, ReserveRequest__Output as _gateway_billing_v1_ReserveRequest__Output } from '../../../gateway/billing/v1/ReserveRequest';
+import type { ReserveResponse as _gateway_billing_v1_ReserveResponse, ReserveResponse__Output as _gateway_billing_v1_ReserveResponse__Output } from '../../../gateway/billing/v1/ReserveResponse';
 
 export interface BillingServiceClient extends grpc.Client {
   GetBalance(argument: _gateway_billing_v1_GetBalanceRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_Balance__Output>): grpc.ClientUnaryCall;
@@ -51,6 +55,42 @@ export interface BillingServiceClient extends grpc.Client {
   preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
   preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * Drops the hold of a call that ended without usage (nothing billed). Releasing an absent hold is a no-op.
+   */
+  Release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  Release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  Release(argument: _gateway_billing_v1_ReleaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  Release(argument: _gateway_billing_v1_ReleaseRequest, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Drops the hold of a call that ended without usage (nothing billed). Releasing an absent hold is a no-op.
+   */
+  release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  release(argument: _gateway_billing_v1_ReleaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  release(argument: _gateway_billing_v1_ReleaseRequest, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Holds a call's worst-case cost against the account's spendable balance and the key's remaining limit,
+   * in one atomic step, before the provider is called. Idempotent per request_id. The usage event of that
+   * request_id settles the hold to the real charge. Refusal is FAILED_PRECONDITION carrying the 402 error
+   * (insufficient_balance or key_limit_exceeded).
+   */
+  Reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  Reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  Reserve(argument: _gateway_billing_v1_ReserveRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  Reserve(argument: _gateway_billing_v1_ReserveRequest, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Holds a call's worst-case cost against the account's spendable balance and the key's remaining limit,
+   * in one atomic step, before the provider is called. Idempotent per request_id. The usage event of that
+   * request_id settles the hold to the real charge. Refusal is FAILED_PRECONDITION carrying the 402 error
+   * (insufficient_balance or key_limit_exceeded).
+   */
+  reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  reserve(argument: _gateway_billing_v1_ReserveRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  reserve(argument: _gateway_billing_v1_ReserveRequest, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 export interface BillingServiceHandlers extends grpc.UntypedServiceImplementation {
@@ -67,10 +107,25 @@ export interface BillingServiceHandlers extends grpc.UntypedServiceImplementatio
    */
   Preauthorize: grpc.handleUnaryCall<_gateway_billing_v1_PreauthorizeRequest__Output, _gateway_billing_v1_PreauthorizeResponse>;
   
+  /**
+   * Drops the hold of a call that ended without usage (nothing billed). Releasing an absent hold is a no-op.
+   */
+  Release: grpc.handleUnaryCall<_gateway_billing_v1_ReleaseRequest__Output, _gateway_billing_v1_ReleaseResponse>;
+  
+  /**
+   * Holds a call's worst-case cost against the account's spendable balance and the key's remaining limit,
+   * in one atomic step, before the provider is called. Idempotent per request_id. The usage event of that
+   * request_id settles the hold to the real charge. Refusal is FAILED_PRECONDITION carrying the 402 error
+   * (insufficient_balance or key_limit_exceeded).
+   */
+  Reserve: grpc.handleUnaryCall<_gateway_billing_v1_ReserveRequest__Output, _gateway_billing_v1_ReserveResponse>;
+  
 }
 
 export interface BillingServiceDefinition extends grpc.ServiceDefinition {
   GetBalance: MethodDefinition<_gateway_billing_v1_GetBalanceRequest, _gateway_billing_v1_Balance, _gateway_billing_v1_GetBalanceRequest__Output, _gateway_billing_v1_Balance__Output>
   GetKeyUsage: MethodDefinition<_gateway_billing_v1_GetKeyUsageRequest, _gateway_billing_v1_GetKeyUsageResponse, _gateway_billing_v1_GetKeyUsageRequest__Output, _gateway_billing_v1_GetKeyUsageResponse__Output>
   Preauthorize: MethodDefinition<_gateway_billing_v1_PreauthorizeRequest, _gateway_billing_v1_PreauthorizeResponse, _gateway_billing_v1_PreauthorizeRequest__Output, _gateway_billing_v1_PreauthorizeResponse__Output>
+  Release: MethodDefinition<_gateway_billing_v1_ReleaseRequest, _gateway_billing_v1_ReleaseResponse, _gateway_billing_v1_ReleaseRequest__Output, _gateway_billing_v1_ReleaseResponse__Output>
+  Reserve: MethodDefinition<_gateway_billing_v1_ReserveRequest, _gateway_billing_v1_ReserveResponse, _gateway_billing_v1_ReserveRequest__Output, _gateway_billing_v1_ReserveResponse__Output>
 }

@@ -1,0 +1,51 @@
+// Original file: ../../protos/gateway/billing/v1/billing.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface ReserveRequest {
+  'account_id'?: (string);
+  'key_hash'?: (string);
+  'has_key_limit'?: (boolean);
+  'key_limit_micros'?: (number | string | Long);
+  /**
+   * "daily", "weekly", "monthly" or empty.
+   */
+  'key_limit_reset'?: (string);
+  /**
+   * The platform request id the call will be billed under.
+   */
+  'request_id'?: (string);
+  /**
+   * Every deployment the call may be served by (fallbacks included); the hold prices the most expensive.
+   */
+  'deployments'?: (string)[];
+  /**
+   * Upper bounds of the call's tokens.
+   */
+  'prompt_tokens'?: (number | string | Long);
+  'max_output_tokens'?: (number | string | Long);
+}
+
+export interface ReserveRequest__Output {
+  'account_id': (string);
+  'key_hash': (string);
+  'has_key_limit': (boolean);
+  'key_limit_micros': (number);
+  /**
+   * "daily", "weekly", "monthly" or empty.
+   */
+  'key_limit_reset': (string);
+  /**
+   * The platform request id the call will be billed under.
+   */
+  'request_id': (string);
+  /**
+   * Every deployment the call may be served by (fallbacks included); the hold prices the most expensive.
+   */
+  'deployments': (string)[];
+  /**
+   * Upper bounds of the call's tokens.
+   */
+  'prompt_tokens': (number);
+  'max_output_tokens': (number);
+}

@@ -1,0 +1,164 @@
+import { GatewayError } from '@gw/platform';
+import { accountsCollection, ensureSeedAccounts, type AccountDoc } from './accounts';
+import { ledgerCollection } from './ledger';
+import { SpendHolds, type ReserveInput } from './spend-holds';
+import { asBatch, Engines, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
+import { createUsageBatchHandler } from './usage-consumer';
+
+const KEY = 'aa'.repeat(32);
+const ALLOWANCE = 100;
+const TTL_MS = 60_000;
+// Bounds of 100 prompt + 50 completion tokens: 200 micros at list on dep-chat (1 and 2 micros per token);
+// dep-fee adds a 10,000 micro per-call fee. A usage event (usageEvent()) costs exactly that on dep-chat.
+const BOUNDS = { promptTokens: 100, completionTokens: 50 };
+const WORST_CHAT = 200;
+let sequence = 0;
+const requestId = () => `br-00000000-0000-4000-9000-${String(++sequence).padStart(12, '0')}`;
+
+describe.each(STORE_ENGINES)('spend holds (%s store)', (engine) => {
+  let engines: Engines;
+  let holds: SpendHolds;
+  let clock: number;
+
+  beforeEach(async () => {
+    engines = await Engines.open(engine);
+    clock = Date.parse('2026-11-02T12:00:00Z');
+    await ensureSeedAccounts(accountsCollection(engines.store), [
+      { id: 'acct_a', walletMicros: 0, creditMicros: 1_000_000, priceFactorPpm: 1_000_000 },
+      { id: 'acct_ent', walletMicros: 1_000_000, creditMicros: 0, priceFactorPpm: 500_000 },
+      { id: 'acct_tiny', walletMicros: 1_000, creditMicros: 0, priceFactorPpm: 1_000_000 },
+    ], silentLogger(), clock);
+    holds = new SpendHolds(engines.store, engines.priceBook(), { allowanceMicros: ALLOWANCE, holdTtlMs: TTL_MS }, silentLogger(), () => new Date(clock));
+  });
+  afterEach(() => engines.close());
+
+  const account = async (id = 'acct_a'): Promise<AccountDoc> => (await accountsCollection(engines.store).findOne({ _id: id }))!;
+  const input = (over: Partial<ReserveInput> = {}): ReserveInput => ({
+    accountId: 'acct_a', keyHash: KEY, keyLimitMicros: null, keyLimitReset: null, requestId: requestId(), deployments: ['dep-chat'], bounds: BOUNDS, ...over,
+  });
+  const refusal = async (p: Promise<unknown>) => {
+    const err = await p.then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    return { status: (err as GatewayError).status, code: (err as GatewayError).code };
+  };
+  const settle = (events: ReturnType<typeof usageEvent>[]) =>
+    createUsageBatchHandler({ store: engines.store, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger() })(asBatch(events));
+
+  test('holds the worst case of the most expensive deployment the call may fall back to, at the account price factor', async () => {
+    expect(await holds.reserve(input({ deployments: ['dep-chat', 'dep-fee'] }))).toEqual({ heldMicros: WORST_CHAT + 10_000 });
+    expect(await holds.reserve(input({ accountId: 'acct_ent', deployments: ['dep-fee'] }))).toEqual({ heldMicros: (WORST_CHAT + 10_000) / 2 });
+    const a = await account();
+    expect(a.held_micros).toBe(WORST_CHAT + 10_000);
+    expect(a.key_held_micros[KEY]).toBe(WORST_CHAT + 10_000);
+  });
+
+  test('reserving is idempotent per request id (an async job re-run holds once)', async () => {
+    const req = input();
+    await holds.reserve(req);
+    await holds.reserve(req);
+    await Promise.all([holds.reserve(req), holds.reserve(req)]);
+    expect((await account()).held_micros).toBe(WORST_CHAT);
+  });
+
+  test('a call whose usage is already billed holds nothing', async () => {
+    const event = usageEvent();
+    await settle([event]);
+    expect(await holds.reserve(input({ requestId: event.request_id }))).toEqual({ heldMicros: 0 });
+    expect((await account()).held_micros ?? 0).toBe(0);
+  });
+
+  test('402 key_limit_exceeded once the key limit minus spend and holds cannot take the worst case plus the allowance', async () => {
+    const limit = { keyLimitMicros: 2 * WORST_CHAT + 50, keyLimitReset: 'daily' as const };
+    await holds.reserve(input(limit));
+    await holds.reserve(input(limit));
+    // 50 micros remain: a 200 micro worst case exceeds them by more than the allowance of 100.
+    expect(await refusal(holds.reserve(input(limit)))).toEqual({ status: 402, code: 'key_limit_exceeded' });
+    // Another key of the account, and the same key with no limit, still spend.
+    await holds.reserve(input({ keyHash: 'bb'.repeat(32), ...limit }));
+    await holds.reserve(input());
+  });
+
+  test('402 insufficient_balance when spendable minus holds cannot take the worst case plus the allowance', async () => {
+    await holds.reserve(input({ accountId: 'acct_tiny', bounds: { promptTokens: 400, completionTokens: 250 } }));
+    expect(await refusal(holds.reserve(input({ accountId: 'acct_tiny', bounds: { promptTokens: 100, completionTokens: 150 } })))).toEqual({ status: 402, code: 'insufficient_balance' });
+    expect(await refusal(holds.reserve(input({ accountId: 'acct_nobody' })))).toEqual({ status: 402, code: 'insufficient_balance' });
+  });
+
+  test('50 concurrent reserves against a tiny key limit hold at most the limit plus the allowance', async () => {
+    const limit = { keyLimitMicros: 1_000, keyLimitReset: null };
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => holds.reserve(input(limit))));
+    const admitted = results.filter((r) => r.status === 'fulfilled').length;
+    expect(admitted).toBe(5);
+    expect((await account()).key_held_micros[KEY]).toBe(5 * WORST_CHAT);
+    for (const r of results) if (r.status === 'rejected') expect((r.reason as GatewayError).code).toBe('key_limit_exceeded');
+  });
+
+  test('50 concurrent reserves against a tiny balance hold at most the balance plus the allowance', async () => {
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => holds.reserve(input({ accountId: 'acct_tiny' }))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+    expect((await account('acct_tiny')).held_micros).toBe(5 * WORST_CHAT);
+  });
+
+  test('50 concurrent reserves on one well-funded account all succeed: reserves do not contend', async () => {
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => holds.reserve(input())));
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect((await account()).held_micros).toBe(50 * WORST_CHAT);
+  });
+
+  test('usage settles the hold in the posting that charges it, once, and a redelivery releases nothing more', async () => {
+    const held = input({ keyLimitMicros: 10_000, keyLimitReset: 'daily' });
+    const other = input();
+    await holds.reserve({ ...held, bounds: { promptTokens: 1_000, completionTokens: 1_000 } });
+    await holds.reserve(other);
+    const event = usageEvent({ request_id: held.requestId });
+    await settle([event]);
+    let a = await account();
+    expect(a.wallet_micros).toBe(-WORST_CHAT);
+    expect(a.holds[held.requestId]).toBeUndefined();
+    expect(a.held_micros).toBe(WORST_CHAT);
+    expect(a.key_held_micros[KEY]).toBe(WORST_CHAT);
+    await settle([event]);
+    a = await account();
+    expect(a.held_micros).toBe(WORST_CHAT);
+    expect(a.holds[other.requestId]).toBeDefined();
+    expect(await holds.release('acct_a', held.requestId)).toBe(false);
+  });
+
+  test('settling usage and reserving race on one account without losing a hold or a charge', async () => {
+    const settled = Array.from({ length: 20 }, () => input());
+    await Promise.all(settled.map((r) => holds.reserve(r)));
+    const fresh = Array.from({ length: 20 }, () => input());
+    await Promise.all([
+      ...settled.map((r) => settle([usageEvent({ request_id: r.requestId })])),
+      ...fresh.map((r) => holds.reserve(r)),
+    ]);
+    const a = await account();
+    expect(a.wallet_micros).toBe(-20 * WORST_CHAT);
+    expect(a.held_micros).toBe(20 * WORST_CHAT);
+    expect(Object.keys(a.holds).sort()).toEqual(fresh.map((r) => r.requestId).sort());
+    expect(await ledgerCollection(engines.store).count({ state: 'applied' })).toBe(20);
+  });
+
+  test('release drops a hold once; concurrent releases free it once', async () => {
+    const req = input();
+    await holds.reserve(req);
+    const released = await Promise.all([holds.release('acct_a', req.requestId), holds.release('acct_a', req.requestId)]);
+    expect(released.filter(Boolean)).toHaveLength(1);
+    const a = await account();
+    expect(a.held_micros).toBe(0);
+    expect(a.key_held_micros[KEY]).toBe(0);
+  });
+
+  test('the sweeper drops expired holds and keeps live ones', async () => {
+    const old = input();
+    await holds.reserve(old);
+    clock += TTL_MS / 2;
+    const young = input();
+    await holds.reserve(young);
+    clock += TTL_MS / 2;
+    expect(await holds.sweepExpired()).toBe(1);
+    const a = await account();
+    expect(Object.keys(a.holds)).toEqual([young.requestId]);
+    expect(a.held_micros).toBe(WORST_CHAT);
+  });
+});
