@@ -29,11 +29,15 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   await ensureLedgerIndexes(ledgerCollection(store));
   await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
-  const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('billing');
+  // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
+  const consumer = startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
+  const health = new Health({ logger, metrics })
+    .addCheck('store', () => store.ping())
+    .addCheck('bus', () => bus.ping(), 'degraded')
+    .addCheck('usage-consumer', async () => consumer.joined(), 'degraded');
   const billing = new BillingService(store, now);
 
-  const consumer = await startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
   const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024 });
   app.use(billingRoutes(billing));
   finishHttpApp(app, logger);

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { createBatchingPublisher, createOutbox, type Bus } from '@gw/bus';
+import { createBatchingPublisher, createOutbox, subscribeInBackground, type Bus } from '@gw/bus';
 import { loadCatalog } from '@gw/catalog';
 import { closeServer, createHttpApp, finishHttpApp, grpcClientOptions, Health, listen, Metrics, type Logger, type RunningService } from '@gw/platform';
 import { billingProto, TOPICS, type BalanceChanged } from '@gw/proto';
@@ -40,20 +40,25 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const billing = new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(), grpcClientOptions);
   const spend = new SpendGuard(billing, logger, config.BALANCE_REFRESH_MS);
   // Every instance must see every balance change, so each one is its own consumer group, from now on.
-  const balanceSub = await bus.subscribe<BalanceChanged>({
+  // Joined in the background: until then (or while the bus is down) balances come from the periodic refresh.
+  const balanceSub = subscribeInBackground<BalanceChanged>(bus, {
     topics: [TOPICS.balance],
     group: `inference-balance-${randomUUID()}`,
     from: 'latest',
     handleBatch: async (messages) => { for (const m of messages) spend.applyEvent(m.value); },
-  });
+  }, logger);
 
   const outbox = createOutbox({ bus, store, logger });
   const publisher = createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS });
   const chat = new ChatService({ models, router, spend, usage: new UsageRecorder(publisher), logger });
   const asyncChat = await startAsyncChat({ store, chat, spend, flushUsage: () => publisher.flush(), config, logger });
 
-  const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('inference');
+  // The store holds the outbox and the async jobs; the bus has the outbox as its fallback.
+  const health = new Health({ logger, metrics })
+    .addCheck('store', () => store.ping())
+    .addCheck('bus', () => bus.ping(), 'degraded')
+    .addCheck('balance-events', async () => balanceSub.joined(), 'degraded');
   const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   app.use(modelRoutes(models));
   app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));
