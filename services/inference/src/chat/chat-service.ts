@@ -1,5 +1,5 @@
 import { NotFoundError, newRequestId, type Identity, type Logger } from '@gw/platform';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, Usage } from '@gw/provider-spec';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
@@ -42,7 +42,7 @@ export class ChatService {
     await this.deps.spend.authorize(id, traceId);
     const requestId = opts.requestId ?? newRequestId();
     const startedAt = Date.now();
-    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal));
+    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal));
     const { completion, usage } = result;
     this.bill(id, route, requestId, model.id, {
       providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,
@@ -99,4 +99,12 @@ export function normalizedUsage(u: Usage): Usage {
     out.total_tokens = out.prompt_tokens + out.completion_tokens;
   }
   return out;
+}
+
+/**
+ * A call billed under an id made earlier (an async job's) may be made again by a re-run: the same key on every
+ * attempt at one deployment, so an upstream that deduplicates answers a re-run without generating twice.
+ */
+function withIdempotencyKey(route: Route, requestId: string | undefined): ChatTarget {
+  return requestId ? { ...route.target, idempotencyKey: `${requestId}:${route.deployment.id}` } : route.target;
 }
