@@ -10,7 +10,7 @@ import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
 import { startSimulators } from '@gw/simulators';
 import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
-import { freePort, httpOk, waitFor } from './ports';
+import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
 export type ServiceName = 'billing' | 'keys' | 'inference' | 'edge';
@@ -166,7 +166,8 @@ async function startProcesses(): Promise<StartedStack> {
     edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
   };
   try {
-    await waitFor('services ready', async () => (await Promise.all(Object.values(readyUrl).map(httpOk))).every(Boolean), 90_000);
+    // Settled, not just ready: a test must not act before the consumers it relies on have joined.
+    await waitFor('services ready', async () => (await Promise.all(Object.values(readyUrl).map(httpSettled))).every(Boolean), 90_000);
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
@@ -213,6 +214,7 @@ async function startEmbedded(): Promise<StartedStack> {
   const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
   const env = serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), await freeServicePorts());
   const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
+  await waitFor('consumers joined', async () => (await Promise.all(stack.services.map((svc) => svc.health.report()))).every((r) => r.ready && r.degraded.length === 0), 30_000);
   return {
     mode: 'embedded',
     baseURL: `http://127.0.0.1:${stack.edge.httpPort}/v1`,
