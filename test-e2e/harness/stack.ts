@@ -18,6 +18,12 @@ export type ServiceName = 'billing' | 'keys' | 'inference' | 'edge';
 /** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
 const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
 
+export interface ReadinessBody {
+  ready: boolean;
+  checks: Record<string, boolean>;
+  degraded: string[];
+}
+
 export interface TestStack {
   mode: StackMode;
   /** Edge base URL including `/v1`, as SDK clients take it. */
@@ -38,6 +44,8 @@ export interface TestStack {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
     /** Starts the service again and resolves once it is ready. */
     start(name: ServiceName): Promise<void>;
+    /** The service's `/readyz` answer (the edge's from its admin port). */
+    readiness(name: ServiceName): Promise<{ status: number; body: ReadinessBody }>;
   };
   stop(): Promise<void>;
 }
@@ -96,6 +104,8 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts):
     SEED_ACCOUNTS: seedAccounts,
     CATALOG_FILE: catalogFile,
     ...ASYNC_CHAT_E2E_ENV,
+    // Short, so a fault test sees the edge's stale window at work rather than its fresh cache.
+    AUTH_CACHE_TTL_MS: '1000',
     SIMULATOR_API_KEY: 'e2e-simulator-key',
     EDGE_PORT: String(p.edge),
     EDGE_ADMIN_PORT: String(p.edgeAdmin),
@@ -195,6 +205,10 @@ async function startProcesses(): Promise<StartedStack> {
         const { file, args } = byName.get(name)!;
         run(name, file, args);
         await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]), 60_000);
+      },
+      readiness: async (name) => {
+        const res = await fetch(readyUrl[name]);
+        return { status: res.status, body: (await res.json()) as ReadinessBody };
       },
     },
     stop: async () => {
