@@ -30,6 +30,9 @@ describe('edge readiness', () => {
       bus: { ...realBus, ping: async () => state.bus && (await realBus.ping()) },
       logger,
     });
+    // The key-event consumer joins in the background after the start.
+    const deadline = Date.now() + 20_000;
+    while (!(await edge.health.report()).checks['key-events'] && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   });
 
   afterAll(async () => {
@@ -51,9 +54,6 @@ describe('edge readiness', () => {
   }
 
   it('is ready when keys serves, with the key-event consumer joined', async () => {
-    // The consumer joins in the background after the edge started.
-    const deadline = Date.now() + 10_000;
-    while (!(await edge.health.report()).checks['key-events'] && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await readyz()).toEqual({ status: 200, body: { ready: true, checks: { keys: true, bus: true, 'key-events': true }, degraded: [] } });
   });
 

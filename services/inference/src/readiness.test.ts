@@ -63,6 +63,9 @@ describe('inference readiness (real billing, embedded engines, OpenAI simulator)
       config: inferenceConfigSchema.parse({ INFERENCE_HTTP_PORT: '0', CATALOG_FILE: catalogFile, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, ASYNC_CHAT_WORKERS: '0' }),
       store, bus, logger, env: { SIM_KEY: 'sk-sim' },
     });
+    // The balance-event consumer joins in the background after the start.
+    const deadline = Date.now() + 20_000;
+    while ((await inference.health.report()).degraded.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   });
 
   afterAll(async () => {
