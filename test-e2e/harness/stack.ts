@@ -33,6 +33,8 @@ export interface TestStack {
   key: string;
   /** Management key of an account with no balance. */
   brokeKey: string;
+  /** Base URL (with `/v1`) of the slow simulator serving the slow model, to call it the way the gateway does. */
+  slowSimulatorURL: string;
   /** The bus the services use, to inject events the way a redelivery would. */
   bus: Bus;
   /** OpenAI SDK client on the edge with `key`; no retries, so every status reaches the test. */
@@ -186,6 +188,7 @@ async function startProcesses(): Promise<StartedStack> {
   return {
     mode: 'processes',
     baseURL: `http://127.0.0.1:${ports.edge}/v1`,
+    slowSimulatorURL: `http://127.0.0.1:${slowSim}/v1`,
     accountId: s.accountId,
     key: s.key,
     brokeKey: s.brokeKey,
@@ -232,6 +235,7 @@ async function startEmbedded(): Promise<StartedStack> {
   return {
     mode: 'embedded',
     baseURL: `http://127.0.0.1:${stack.edge.httpPort}/v1`,
+    slowSimulatorURL: `http://127.0.0.1:${slowSim.port}/v1`,
     accountId: s.accountId,
     key: s.key,
     brokeKey: s.brokeKey,
