@@ -27,3 +27,9 @@ export async function httpOk(url: string): Promise<boolean> {
   const res = await fetch(url);
   return res.ok;
 }
+
+/** Ready with nothing degraded: a service's consumers, which join in the background, have joined too. */
+export async function httpSettled(url: string): Promise<boolean> {
+  const res = await fetch(url);
+  return res.ok && ((await res.json()) as { degraded?: string[] }).degraded?.length === 0;
+}

@@ -10,13 +10,19 @@ import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
 import { startSimulators } from '@gw/simulators';
 import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
-import { freePort, httpOk, waitFor } from './ports';
+import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
 export type ServiceName = 'billing' | 'keys' | 'inference' | 'edge';
 
 /** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
 const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
+
+export interface ReadinessBody {
+  ready: boolean;
+  checks: Record<string, boolean>;
+  degraded: string[];
+}
 
 export interface TestStack {
   mode: StackMode;
@@ -31,6 +37,8 @@ export interface TestStack {
   accountKeys: Record<string, string>;
   /** With `StackOptions.secondInference`: a second edge, in front of a second inference instance. */
   secondBaseURL?: string;
+  /** Base URL (with `/v1`) of the slow simulator serving the slow model, to call it the way the gateway does. */
+  slowSimulatorURL: string;
   /** The bus the services use, to inject events the way a redelivery would. */
   bus: Bus;
   /** The platform identity secret every service of this stack shares (generated per stack). */
@@ -48,6 +56,8 @@ export interface TestStack {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
     /** Starts the service again and resolves once it is ready. */
     start(name: ServiceName): Promise<void>;
+    /** The service's `/readyz` answer (the edge's from its admin port). */
+    readiness(name: ServiceName): Promise<{ status: number; body: ReadinessBody }>;
   };
   stop(): Promise<void>;
 }
@@ -141,6 +151,8 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     GATEWAY_IDENTITY_SECRET: identitySecret,
     CATALOG_FILE: catalogFile,
     ...ASYNC_CHAT_E2E_ENV,
+    // Short, so a fault test sees the edge's stale window at work rather than its fresh cache.
+    AUTH_CACHE_TTL_MS: '1000',
     SIMULATOR_API_KEY: 'e2e-simulator-key',
     EDGE_PORT: String(p.edge),
     EDGE_ADMIN_PORT: String(p.edgeAdmin),
@@ -215,7 +227,8 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   };
   const allReady = [...Object.values(readyUrl), ...(second?.readyUrls ?? [])];
   try {
-    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpOk))).every(Boolean), 90_000);
+    // Settled, not just ready: a test must not act before the consumers it relies on have joined.
+    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), 90_000);
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
@@ -224,6 +237,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   return {
     mode: 'processes',
     baseURL: `http://127.0.0.1:${ports.edge}/v1`,
+    slowSimulatorURL: `http://127.0.0.1:${slowSim}/v1`,
     accountId: s.accountId,
     key: s.key,
     brokeKey: s.brokeKey,
@@ -247,6 +261,10 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
         const { file, args, envOverrides } = byName.get(name)!;
         run(name, file, args, envOverrides);
         await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]), 60_000);
+      },
+      readiness: async (name) => {
+        const res = await fetch(readyUrl[name]);
+        return { status: res.status, body: (await res.json()) as ReadinessBody };
       },
     },
     stop: async () => {
@@ -279,9 +297,11 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   const identitySecret = randomBytes(32).toString('hex');
   const env = { ...serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), ports, identitySecret), ...opts.env };
   const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
+  await waitFor('consumers joined', async () => (await Promise.all(stack.services.map((svc) => svc.health.report()))).every((r) => r.ready && r.degraded.length === 0), 30_000);
   return {
     mode: 'embedded',
     baseURL: `http://127.0.0.1:${stack.edge.httpPort}/v1`,
+    slowSimulatorURL: `http://127.0.0.1:${slowSim.port}/v1`,
     accountId: s.accountId,
     key: s.key,
     brokeKey: s.brokeKey,

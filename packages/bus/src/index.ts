@@ -5,3 +5,4 @@ export { createKafkaBus, type KafkaBusOptions } from './kafka';
 export { createOutbox, OUTBOX_COLLECTION, type Outbox, type OutboxOptions } from './outbox';
 export { BatchingPublisher, createBatchingPublisher, type BatchingPublisherOptions } from './batching-publisher';
 export { namespacedBus } from './namespaced-bus';
+export { subscribeInBackground, type BackgroundSubscription } from './background-subscription';

@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
 import { healthProto } from '@gw/proto';
 import { startGrpcServer, type GrpcServerHandle } from './grpc';
-import { Health } from './health';
+import { grpcServingCheck, Health } from './health';
+import { Metrics } from './metrics';
 
 type HealthClient = grpc.Client & {
   Check(req: { service: string }, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void): void;
@@ -41,7 +43,7 @@ describe('Health', () => {
     checks.store = () => new Promise(() => {});
     checks.bus = async () => true;
     const started = Date.now();
-    expect(await health.report()).toEqual({ ready: false, checks: { store: false, bus: true } });
+    expect(await health.report()).toEqual({ ready: false, checks: { store: false, bus: true }, degraded: [] });
     expect(Date.now() - started).toBeLessThan(4000);
   });
 });
@@ -58,6 +60,92 @@ describe('Health while draining', () => {
       expect(await check()).toBe('NOT_SERVING');
     } finally {
       client.close();
+      await handle.shutdown(0);
+    }
+  });
+});
+
+describe('Health with required and degraded dependencies', () => {
+  const state = { store: true, bus: true };
+  const lines: Array<{ level: number; msg: string; dependency?: string }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  let metrics: Metrics;
+  let health: Health;
+
+  beforeEach(() => {
+    state.store = true;
+    state.bus = true;
+    lines.length = 0;
+    metrics = new Metrics('health-test', false);
+    health = new Health({ logger, metrics })
+      .addCheck('store', async () => state.store)
+      .addCheck('bus', async () => state.bus, 'degraded');
+  });
+
+  const gauge = async () => (await metrics.registry.getSingleMetricAsString('gw_dependency_up')).split('\n').filter((l) => !l.startsWith('#')).sort();
+
+  it('a degraded dependency that is down keeps the instance ready and is named in the report', async () => {
+    state.bus = false;
+    expect(await health.report()).toEqual({ ready: true, checks: { store: true, bus: false }, degraded: ['bus'] });
+  });
+
+  it('a required dependency that is down makes the instance not ready', async () => {
+    state.store = false;
+    state.bus = false;
+    expect(await health.report()).toEqual({ ready: false, checks: { store: false, bus: false }, degraded: ['bus'] });
+  });
+
+  it('exports one gauge per dependency, refreshed on scrape', async () => {
+    state.bus = false;
+    expect(await gauge()).toEqual([
+      'gw_dependency_up{dependency="bus",kind="degraded",service="health-test"} 0',
+      'gw_dependency_up{dependency="store",kind="required",service="health-test"} 1',
+    ]);
+    state.bus = true;
+    expect(await gauge()).toContain('gw_dependency_up{dependency="bus",kind="degraded",service="health-test"} 1');
+  });
+
+  it('logs a dependency once when it goes down and once when it comes back, not on every probe', async () => {
+    await health.report();
+    expect(lines).toEqual([]);
+    state.bus = false;
+    await health.report();
+    await health.report();
+    state.store = false;
+    await health.report();
+    state.bus = true;
+    state.store = true;
+    await health.report();
+    await health.report();
+    expect(lines).toHaveLength(4);
+    expect(lines.slice(0, 2).map((l) => [l.level, l.dependency, l.msg])).toEqual([
+      [40, 'bus', 'dependency is down: serving degraded through its fallback'],
+      [50, 'store', 'required dependency is down: not ready'],
+    ]);
+    // Both came back in one probe: one line each, in either order.
+    expect(lines.slice(2).map((l) => [l.level, l.dependency, l.msg]).sort()).toEqual([
+      [30, 'bus', 'dependency is back'],
+      [30, 'store', 'dependency is back'],
+    ]);
+  });
+});
+
+describe('grpcServingCheck', () => {
+  it('passes only while the other service reports SERVING, and fails when it is gone', async () => {
+    let storeUp = true;
+    const other = new Health().addCheck('store', async () => storeUp);
+    const handle = await startGrpcServer('127.0.0.1:0', (server) => other.register(server));
+    const serving = grpcServingCheck(`127.0.0.1:${handle.port}`);
+    try {
+      expect(await serving.check()).toBe(true);
+      storeUp = false;
+      expect(await serving.check()).toBe(false);
+      storeUp = true;
+      expect(await serving.check()).toBe(true);
+      await handle.shutdown(0);
+      expect(await serving.check()).toBe(false);
+    } finally {
+      serving.close();
       await handle.shutdown(0);
     }
   });

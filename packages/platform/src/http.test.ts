@@ -104,13 +104,13 @@ describe('createHttpApp + finishHttpApp', () => {
 
     let res = await fetch(`${base}/readyz`);
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ ready: true, checks: { store: true, bus: true } });
+    expect(await json(res)).toEqual({ ready: true, checks: { store: true, bus: true }, degraded: [] });
 
     storeUp = false;
     try {
       res = await fetch(`${base}/readyz`);
       expect(res.status).toBe(503);
-      expect(await json(res)).toEqual({ ready: false, checks: { store: false, bus: true } });
+      expect(await json(res)).toEqual({ ready: false, checks: { store: false, bus: true }, degraded: [] });
       expect((await fetch(`${base}/livez`)).status).toBe(200);
     } finally {
       storeUp = true;
@@ -128,7 +128,7 @@ describe('createHttpApp + finishHttpApp', () => {
       draining.startDraining();
       const res = await fetch(url);
       expect(res.status).toBe(503);
-      expect(await json(res)).toEqual({ ready: false, checks: { store: true } });
+      expect(await json(res)).toEqual({ ready: false, checks: { store: true }, degraded: [] });
     } finally {
       await closeServer(s, 0);
     }

@@ -15,6 +15,11 @@ export interface ChatTarget {
   apiVersion?: string;
   /** Whole-call deadline for non-streaming calls; for streams, the wait for headers and the longest gap between chunks. */
   timeoutMs: number;
+  /**
+   * Set for a call that may be made again for the same request (an async job re-run after its worker died):
+   * the same key on every attempt. Wire formats whose upstream deduplicates on a key send it; others ignore it.
+   */
+  idempotencyKey?: string;
 }
 
 export interface ChatStream {

@@ -31,8 +31,13 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   await ensureLedgerIndexes(ledgerCollection(store));
   await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
-  const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('billing');
+  // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
+  const consumer = startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
+  const health = new Health({ logger, metrics })
+    .addCheck('store', () => store.ping())
+    .addCheck('bus', () => bus.ping(), 'degraded')
+    .addCheck('usage-consumer', async () => consumer.joined(), 'degraded');
   const billing = new BillingService(store, now);
   const holds = new SpendHolds(store, priceBook, { allowanceMicros: config.SPEND_OVERDRAFT_ALLOWANCE_USD, holdTtlMs: config.SPEND_HOLD_TTL_MS }, logger, now);
   const sweeper = setInterval(() => {
@@ -40,7 +45,6 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   }, config.SPEND_HOLD_SWEEP_MS);
   sweeper.unref();
 
-  const consumer = await startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
   // HTTP and gRPC share one verifier (one replay memory); gRPC also takes API keys, checked by keys.
   const verifier = new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET);
   const apiKeys = new KeysApiKeyAccounts(config.KEYS_GRPC_ADDR);

@@ -97,9 +97,9 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     }
   });
 
-  test('readiness tells the truth about store and bus', async () => {
+  test('readiness tells the truth about store, bus and the usage consumer', async () => {
     const { status, body } = await get('/readyz', null);
     expect(status).toBe(200);
-    expect(body.checks).toEqual({ store: true, bus: true });
+    expect(body).toEqual({ ready: true, checks: { store: true, bus: true, 'usage-consumer': true }, degraded: [] });
   });
 });

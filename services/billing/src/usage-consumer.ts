@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@gw/platform';
-import type { Bus, BusMessage, Subscription } from '@gw/bus';
+import { subscribeInBackground, type BackgroundSubscription, type Bus, type BusMessage } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { TOPICS } from '@gw/proto';
 import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
@@ -129,11 +129,12 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   };
 }
 
-export function startUsageConsumer(deps: UsageConsumerDeps & { maxBatch: number }): Promise<Subscription> {
-  return deps.bus.subscribe<unknown>({
+/** Joins the ledger's consumer group in the background: billing serves its API meanwhile. */
+export function startUsageConsumer(deps: UsageConsumerDeps & { maxBatch: number }): BackgroundSubscription {
+  return subscribeInBackground<unknown>(deps.bus, {
     topics: [TOPICS.usage],
     group: USAGE_CONSUMER_GROUP,
     maxBatch: deps.maxBatch,
     handleBatch: createUsageBatchHandler(deps),
-  });
+  }, deps.logger);
 }

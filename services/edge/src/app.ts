@@ -2,8 +2,10 @@ import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { Bus } from '@gw/bus';
-import { closeServer, grpcClientOptions, Health, IdentitySigner, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService } from '@gw/platform';
+import { subscribeInBackground, type Bus } from '@gw/bus';
+import {
+  closeServer, grpcClientOptions, grpcServingCheck, Health, IdentitySigner, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService,
+} from '@gw/platform';
 import { keysProto, TOPICS, type KeyChanged } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
@@ -22,15 +24,16 @@ export interface RunningEdge extends RunningService {
 
 export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<RunningEdge> {
   const keys = new keysProto.gateway.keys.v1.KeysService(config.KEYS_GRPC_ADDR, grpc.credentials.createInsecure(), grpcClientOptions);
-  const auth = new Authenticator(keys, config.AUTH_CACHE_TTL_MS);
+  const auth = new Authenticator(keys, { ttlMs: config.AUTH_CACHE_TTL_MS, staleWindowMs: config.AUTH_STALE_WINDOW_MS });
   const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'edge');
-  // Each edge instance drops its own cache entries, so each is its own consumer group.
-  const keyEvents = await bus.subscribe<KeyChanged>({
+  // Each edge instance drops its own cache entries, so each is its own consumer group. Joined in the
+  // background: until then cached keys expire by their TTL only.
+  const keyEvents = subscribeInBackground<KeyChanged>(bus, {
     topics: [TOPICS.keys],
     group: `edge-keys-${randomUUID()}`,
     from: 'latest',
     handleBatch: async (messages) => { for (const m of messages) auth.invalidate(m.value.key_hash); },
-  });
+  }, logger);
 
   const upstreams: Record<Upstream, express.RequestHandler> = {
     inference: forwardTo(config.INFERENCE_HTTP_URL, config.BODY_LIMIT_BYTES, logger),
@@ -62,9 +65,12 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
   });
   const server = await listen(app, config.EDGE_PORT, config.EDGE_HOST);
 
-  const health = new Health()
-    .addCheck('bus', () => bus.ping())
-    .addCheck('keys', () => grpcReachable(keys));
+  // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).
+  const keysServing = grpcServingCheck(config.KEYS_GRPC_ADDR);
+  const health = new Health({ logger, metrics })
+    .addCheck('keys', keysServing.check)
+    .addCheck('bus', () => bus.ping(), 'degraded')
+    .addCheck('key-events', async () => keyEvents.joined(), 'degraded');
   const admin = express();
   admin.get('/livez', (_req, res) => { res.json({ status: 'ok' }); });
   admin.get('/readyz', async (_req, res) => {
@@ -89,13 +95,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
       await closeServer(adminServer, 1000);
       await keyEvents.stop();
       keys.close();
+      keysServing.close();
     },
   };
-}
-
-/** Ready only when the keys service's channel can connect (authentication depends on it). */
-function grpcReachable(client: grpc.Client): Promise<boolean> {
-  return new Promise((resolve) => {
-    client.waitForReady(Date.now() + 1000, (err) => resolve(!err));
-  });
 }

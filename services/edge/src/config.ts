@@ -15,6 +15,11 @@ export const edgeConfigSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Authenticated keys are cached this long; key-change events drop entries sooner. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * How long past its TTL a cached key is still served while the keys service cannot answer (down, or past
+   * its deadline); never past the key's own expiry, and never after a key-change event for it. 0 disables.
+   */
+  AUTH_STALE_WINDOW_MS: z.coerce.number().int().min(0).default(5 * 60_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
   ...identitySecretEnv,

@@ -49,8 +49,11 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const chat = new ChatService({ models, router, spend, usage: new UsageRecorder(publisher), logger });
   const asyncChat = await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger });
 
-  const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('inference');
+  // The store holds the outbox and the async jobs; the bus has the outbox as its fallback.
+  const health = new Health({ logger, metrics })
+    .addCheck('store', () => store.ping())
+    .addCheck('bus', () => bus.ping(), 'degraded');
   const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET) });
   app.use(modelRoutes(models));
   app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));

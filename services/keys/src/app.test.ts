@@ -21,12 +21,15 @@ describe('startKeysService', () => {
     await dir.remove();
   });
 
-  async function run<T>(announced: string[], fn: (svc: RunningService) => Promise<T>): Promise<T> {
+  /** `down`: engines whose ping fails, as during an outage, while the service runs on the real ones. */
+  async function run<T>(announced: string[], fn: (svc: RunningService) => Promise<T>, down: { bus?: boolean; store?: boolean } = {}): Promise<T> {
     const engines = await openEngines(dir.path, logger);
+    const bus = down.bus ? { ...engines.bus, ping: async () => false } : engines.bus;
+    const store = down.store ? Object.assign(Object.create(engines.store) as typeof engines.store, { ping: async () => false }) : engines.store;
     const svc = await startKeysService({
       config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: billing.address, SEED_ACCOUNTS: [{ id: 'acct_seeded', management_key: ADMIN }, { id: 'acct_local' }],
         GATEWAY_IDENTITY_SECRET: KEYS_TEST_SECRET, BIND_HOST: '127.0.0.1' },
-      store: engines.store, bus: engines.bus, logger, announce: (l) => announced.push(l),
+      store, bus, logger, announce: (l) => announced.push(l),
     });
     try {
       return await fn(svc);
@@ -71,5 +74,22 @@ describe('startKeysService', () => {
       }
     });
     expect(second).toEqual([]);
+  });
+
+  const readyz = async (svc: RunningService) => {
+    const res = await fetch(`http://127.0.0.1:${svc.httpPort}/readyz`);
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('stays ready with the bus down (key changes still saved), reporting it degraded', async () => {
+    await run([], async (svc) => {
+      expect(await readyz(svc)).toEqual({ status: 200, body: { ready: true, checks: { store: true, bus: false }, degraded: ['bus'] } });
+    }, { bus: true });
+  });
+
+  it('is not ready without its store', async () => {
+    await run([], async (svc) => {
+      expect(await readyz(svc)).toEqual({ status: 503, body: { ready: false, checks: { store: false, bus: true }, degraded: [] } });
+    }, { store: true });
   });
 });

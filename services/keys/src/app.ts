@@ -42,8 +42,10 @@ export async function startKeysService(opts: KeysServiceOptions): Promise<Runnin
   try {
     await service.ensureBootstrapKeys(config.SEED_ACCOUNTS);
 
-    const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
-    const app = createHttpApp({ logger, health, metrics: new Metrics('keys'), bodyLimitBytes: BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET) });
+    const metrics = new Metrics('keys');
+    // Without the bus a key change is still saved; edge caches then drop it by their TTL instead of at once.
+    const health = new Health({ logger, metrics }).addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping(), 'degraded');
+    const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET) });
     mountKeyRoutes(app, service, logger, opts.now);
     finishHttpApp(app, logger);
 

@@ -35,9 +35,9 @@ export async function openStore(dataDir: string): Promise<Store> {
   return createStore({ engine: 'embedded', dataDir });
 }
 
-export function busOn(endpoint: BusEndpoint, store: Store | null, logger: Logger): Bus {
+export function busOn(endpoint: BusEndpoint, store: Store | null, logger: Logger, sessionTimeoutMs = KAFKA_SESSION_TIMEOUT_MS): Bus {
   if (endpoint.engine === 'kafka') {
-    return createBus({ engine: 'kafka', brokers: endpoint.brokers, clientId: 'bus-test', sessionTimeoutMs: KAFKA_SESSION_TIMEOUT_MS }, logger);
+    return createBus({ engine: 'kafka', brokers: endpoint.brokers, clientId: 'bus-test', sessionTimeoutMs }, logger);
   }
   if (!store) throw new Error('the embedded bus needs a store');
   return createBus({ engine: 'embedded', store, leaseMs: EMBEDDED_LEASE_MS, pollMs: 250 }, logger);

@@ -84,6 +84,28 @@ describe('OpenAICompatibleChatProvider against the OpenAI simulator', () => {
     });
   });
 
+  describe('idempotency key', () => {
+    it('is sent upstream, so a repeated call with the same key gets the first completion back', async () => {
+      const req = { model: 'acme/small', messages: user('run me once') };
+      const keyed = { ...up.target, idempotencyKey: 'br-job-1:dep-a' };
+      const first = await up.provider.chat(req, keyed);
+      const rerun = await up.provider.chat(req, keyed);
+      expect(rerun.completion).toEqual(first.completion);
+      expect(rerun.usage.provider_request_id).toBe(first.usage.provider_request_id);
+    });
+
+    it('a call without a key, or with another key, is generated afresh', async () => {
+      const req = { model: 'acme/small', messages: user('run me once') };
+      const ids = [
+        (await up.provider.chat(req, { ...up.target, idempotencyKey: 'br-job-2:dep-a' })).completion.id,
+        (await up.provider.chat(req, { ...up.target, idempotencyKey: 'br-job-3:dep-a' })).completion.id,
+        (await up.provider.chat(req, up.target)).completion.id,
+        (await up.provider.chat(req, up.target)).completion.id,
+      ];
+      expect(new Set(ids).size).toBe(4);
+    });
+  });
+
   describe('chatStream', () => {
     it('streams the answer; without include_usage the caller sees no usage but usage() has it', async () => {
       const { chunks, usage } = await up.provider.chatStream({ model: 'x', messages: user('hi you'), stream: true }, up.target);

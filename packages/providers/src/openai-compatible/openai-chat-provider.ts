@@ -23,12 +23,17 @@ export interface OpenAIDialect {
   kind: string;
   chatEndpoint(target: ChatTarget): string;
   authHeaders(target: ChatTarget): Record<string, string>;
+  /** The header carrying `target.idempotencyKey`, where the upstream deduplicates on one. */
+  idempotencyHeader?: string;
 }
 
 export const OPENAI_DIALECT: OpenAIDialect = {
   kind: 'openai-compatible',
   chatEndpoint: () => '/chat/completions',
   authHeaders: (t): Record<string, string> => (t.apiKey ? { authorization: `Bearer ${t.apiKey}` } : {}),
+  // The IETF draft header that OpenAI-compatible servers and gateways deduplicating on a key read; hosts
+  // that do not implement it ignore an unknown header.
+  idempotencyHeader: 'idempotency-key',
 };
 
 export const AZURE_OPENAI_DIALECT: OpenAIDialect = {
@@ -69,10 +74,15 @@ export class OpenAICompatibleChatProvider implements ChatProvider {
     await this.pools.close();
   }
 
+  private idempotencyHeaders(target: ChatTarget): Record<string, string> {
+    const header = this.dialect.idempotencyHeader;
+    return header && target.idempotencyKey ? { [header]: target.idempotencyKey } : {};
+  }
+
   private send(req: ChatCompletionRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
     return postUpstream(this.pools, target, {
       endpoint: this.dialect.chatEndpoint(target),
-      headers: { ...jsonRequestHeaders(target, stream), ...this.dialect.authHeaders(target) },
+      headers: { ...jsonRequestHeaders(target, stream), ...this.idempotencyHeaders(target), ...this.dialect.authHeaders(target) },
       body: JSON.stringify(convertToOpenAIChat(req, target.providerModel, stream)),
       deadline,
       mapError: mapOpenAIHttpError,

@@ -145,6 +145,21 @@ describe('OpenAI simulator', () => {
     expect(await res.text()).toBe('{"ok":true}');
   });
 
+  it('answers a repeated Idempotency-Key with the first completion instead of generating again', async () => {
+    const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'once only' }] };
+    const first = await chat(body, { 'idempotency-key': 'job-1:dep' });
+    const again = await chat(body, { 'idempotency-key': 'job-1:dep' });
+    const other = await chat(body, { 'idempotency-key': 'job-2:dep' });
+    const unkeyed = [await chat(body), await chat(body)];
+    const firstBody = await jsonOf(first);
+    expect(await jsonOf(again)).toEqual(firstBody);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('x-request-id')).toBe(first.headers.get('x-request-id'));
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const ids = [firstBody.id, (await jsonOf(other)).id, ...(await Promise.all(unkeyed.map(jsonOf))).map((b) => b.id)];
+    expect(new Set(ids).size).toBe(4);
+  });
+
   it('lists models', async () => {
     const body = await jsonOf(await fetch(`${sim.baseUrl}/models`, { headers: AUTH }));
     expect(body.object).toBe('list');

@@ -17,6 +17,8 @@ export interface OpenAISimulator extends RunningSimulator {
 }
 
 const MODELS = ['gpt-4o-mini', 'gpt-4.1', 'sim-tools'];
+/** Idempotency keys remembered (oldest forgotten first), as a real upstream keeps them for a while only. */
+const MAX_REMEMBERED_KEYS = 10_000;
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** The paths the OpenAI handler answers (any method). */
 const PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
@@ -41,6 +43,8 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions = {})
 /** `POST /v1/chat/completions`, `POST /v1/responses` and `GET /v1/models`, each behind a bearer key. */
 export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): SimulatorHandler {
   let callCounter = 0;
+  /** Non-streaming completions by `Idempotency-Key`: a repeat is answered with the first answer, not generated again. */
+  const byIdempotencyKey = new Map<string, { body: unknown; requestId: string }>();
   const latencyDefault = options.latencyMs ?? 0;
   const fixtures = options.fixtures ?? {};
 
@@ -76,6 +80,12 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
     const latency = latencyOf(req, latencyDefault);
     if (answerModelKnob(res, model, latency, fixtures, { errorBody: (status) => simulatedErrorBody(status, model) })) return;
 
+    const idempotencyKey = headerOf(req, 'idempotency-key');
+    const remembered = body.stream !== true && idempotencyKey ? byIdempotencyKey.get(idempotencyKey) : undefined;
+    if (remembered) {
+      return later(res, latency, () => sendJson(res, 200, remembered.body, { 'x-request-id': remembered.requestId, 'idempotent-replayed': 'true' }));
+    }
+
     const callId = ++callCounter;
     const tools = Array.isArray(body.tools) ? body.tools : [];
     const toolName = model === 'sim-tools' && tools.length > 0 ? firstToolName(tools) : undefined;
@@ -99,7 +109,14 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
         res.end(events.slice(1).join('') + 'data: [DONE]\n\n');
       });
     }
-    later(res, latency, () => sendJson(res, 200, chatCompletionBody(call, result), { 'x-request-id': requestId }));
+    const completion = chatCompletionBody(call, result);
+    if (idempotencyKey) remember(idempotencyKey, { body: completion, requestId });
+    later(res, latency, () => sendJson(res, 200, completion, { 'x-request-id': requestId }));
+  }
+
+  function remember(key: string, answer: { body: unknown; requestId: string }): void {
+    if (byIdempotencyKey.size >= MAX_REMEMBERED_KEYS) byIdempotencyKey.delete(byIdempotencyKey.keys().next().value!);
+    byIdempotencyKey.set(key, answer);
   }
 
   return simulatorHandler((path) => PATHS.has(path), route);
@@ -108,6 +125,11 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
 function isAuthorized(req: http.IncomingMessage): boolean {
   const auth = req.headers.authorization;
   return typeof auth === 'string' && auth.startsWith('Bearer ') && auth.slice(7).trim() !== '';
+}
+
+function headerOf(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return (Array.isArray(value) ? value[0] : value) || undefined;
 }
 
 function read(req: http.IncomingMessage, res: http.ServerResponse, onBody: (raw: Buffer) => void): void {

@@ -127,7 +127,7 @@ describe('Authenticator against the real keys service', () => {
 
   it('resolves a key to its identity once, then answers from the cache', async () => {
     const created = await manage('POST', '/v1/keys', { name: 'cached', limit: 1.5, limit_reset: 'weekly' });
-    const auth = new Authenticator(keysClient(), 60_000);
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0 });
     const before = rpcs.length;
     const id = await auth.authenticate(created.key, 't');
     expect(id).toEqual({ accountId: ACCOUNT, keyHash: created.data.hash, isManagement: false, keyLimitMicros: 1_500_000, keyLimitReset: 'weekly' });
@@ -137,7 +137,7 @@ describe('Authenticator against the real keys service', () => {
 
   it('concurrent first requests with one key share a single lookup', async () => {
     const created = await manage('POST', '/v1/keys', { name: 'burst' });
-    const auth = new Authenticator(keysClient(), 60_000);
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0 });
     const before = rpcs.length;
     const ids = await Promise.all(Array.from({ length: 10 }, () => auth.authenticate(created.key, 't')));
     expect(new Set(ids.map((i) => i.keyHash))).toEqual(new Set([created.data.hash]));
@@ -145,7 +145,7 @@ describe('Authenticator against the real keys service', () => {
   });
 
   it('failures are not cached: an unknown key is asked about every time', async () => {
-    const auth = new Authenticator(keysClient(), 60_000);
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0 });
     const before = rpcs.length;
     expect(await outcome(auth.authenticate('sk-gw-v1-nobody', 't'))).toBe('401 invalid_api_key');
     expect(await outcome(auth.authenticate('sk-gw-v1-nobody', 't'))).toBe('401 invalid_api_key');
@@ -154,7 +154,7 @@ describe('Authenticator against the real keys service', () => {
 
   it('an invalidation drops the cached key at once', async () => {
     const created = await manage('POST', '/v1/keys', { name: 'to disable' });
-    const auth = new Authenticator(keysClient(), 60_000);
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0 });
     expect(await outcome(auth.authenticate(created.key, 't'))).toBe('allowed');
     await manage('PATCH', `/v1/keys/${created.data.hash}`, { disabled: true });
     expect(await outcome(auth.authenticate(created.key, 't'))).toBe('allowed'); // cached: no event yet
@@ -164,7 +164,7 @@ describe('Authenticator against the real keys service', () => {
 
   it('a lookup answered before an invalidation does not put the stale key back in the cache', async () => {
     const created = await manage('POST', '/v1/keys', { name: 'raced' });
-    const auth = new Authenticator(keysClient(), 60_000);
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0 });
     let release!: () => void;
     let answered!: () => void;
     const hasAnswer = new Promise<void>((resolve) => { answered = resolve; });

@@ -1,32 +1,49 @@
 import { createHash } from 'node:crypto';
-import { AuthenticationError, callUnary, type Identity } from '@gw/platform';
+import { AuthenticationError, callUnary, GatewayError, type Identity } from '@gw/platform';
 import type { AuthenticateResult, KeysServiceClient } from '@gw/proto';
 
 interface CacheEntry {
   identity: Identity;
-  expiresAt: number;
-  /** Key expiry (ms) so a cached key still stops working on time. */
+  /** Served without asking the keys service until then. */
+  freshUntil: number;
+  /** Served while the keys service cannot answer until then. */
+  staleUntil: number;
+  /** Key expiry (ms, 0 = never) so a cached key still stops working on time. */
   keyExpiresAt: number;
+}
+
+export interface AuthCacheOptions {
+  /** How long a verified key is served from the cache (0: no cache). */
+  ttlMs: number;
+  /** How long past its TTL a verified key is still served while the keys service cannot answer (0: never). */
+  staleWindowMs: number;
+  /** Clock (ms); tests pin it. */
+  now?: () => number;
 }
 
 /**
  * Bearer authentication through the keys service, cached by key hash so steady traffic makes no gRPC call.
- * Entries expire after a short TTL and are dropped at once when a key-change event names them. Failures
- * are not cached, so a key that starts working is usable immediately.
+ * Entries expire after a short TTL and are dropped at once when a key-change event names them. When the
+ * keys service cannot answer (down, overloaded, its store away), a key verified within the stale window is
+ * still served, so a short outage does not refuse every client whose entry just expired. Never served past
+ * the key's own expiry, and never after the keys service said the key is not valid. Failures are not
+ * cached, so a key that starts working is usable immediately.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inflight = new Map<string, Promise<Identity>>();
   /** Bumped by every invalidation: a lookup that straddles one must not cache (or share) what it read before. */
   private epoch = 0;
+  private readonly now: () => number;
 
-  constructor(private readonly keys: KeysServiceClient, private readonly ttlMs: number) {}
+  constructor(private readonly keys: KeysServiceClient, private readonly opts: AuthCacheOptions) {
+    this.now = opts.now ?? Date.now;
+  }
 
   async authenticate(secret: string, traceId: string): Promise<Identity> {
     const hash = createHash('sha256').update(secret).digest('hex');
-    const now = Date.now();
-    const hit = this.cache.get(hash);
-    if (hit && hit.expiresAt > now && (hit.keyExpiresAt === 0 || hit.keyExpiresAt > now)) return hit.identity;
+    const hit = this.usable(hash);
+    if (hit && hit.freshUntil > this.now()) return hit.identity;
     // Concurrent first requests with one key share a single lookup.
     let pending = this.inflight.get(hash);
     if (!pending) {
@@ -36,7 +53,14 @@ export class Authenticator {
       pending = started;
       this.inflight.set(hash, pending);
     }
-    return pending;
+    try {
+      return await pending;
+    } catch (err) {
+      // Only the entry seen before the lookup, if no key event dropped it meanwhile, and still in its window.
+      const stale = this.usable(hash);
+      if (stale && stale === hit && keysCouldNotAnswer(err) && stale.staleUntil > this.now()) return stale.identity;
+      throw err;
+    }
   }
 
   invalidate(keyHash: string): void {
@@ -45,9 +69,26 @@ export class Authenticator {
     this.inflight.delete(keyHash);
   }
 
+  /** The cache entry for `hash` unless the key itself has expired (then it is dropped). */
+  private usable(hash: string): CacheEntry | undefined {
+    const entry = this.cache.get(hash);
+    if (entry && entry.keyExpiresAt !== 0 && entry.keyExpiresAt <= this.now()) {
+      this.cache.delete(hash);
+      return undefined;
+    }
+    return entry;
+  }
+
   private async lookup(secret: string, hash: string, traceId: string): Promise<Identity> {
     const epoch = this.epoch;
-    const res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { deadlineMs: 2000, traceId });
+    let res: AuthenticateResult;
+    try {
+      res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { deadlineMs: 2000, traceId });
+    } catch (err) {
+      // The keys service's verdict (unknown, disabled, expired key) ends any stale serving of it.
+      if (!keysCouldNotAnswer(err)) this.cache.delete(hash);
+      throw err;
+    }
     const identity: Identity = {
       accountId: res.account_id,
       keyHash: res.key_hash,
@@ -55,9 +96,17 @@ export class Authenticator {
       keyLimitMicros: res.has_limit ? res.limit_micros : null,
       keyLimitReset: res.limit_reset === 'daily' || res.limit_reset === 'weekly' || res.limit_reset === 'monthly' ? res.limit_reset : null,
     };
-    if (this.ttlMs > 0 && epoch === this.epoch) this.cache.set(hash, { identity, expiresAt: Date.now() + this.ttlMs, keyExpiresAt: res.expires_at_ms });
+    if (this.opts.ttlMs > 0 && epoch === this.epoch) {
+      const freshUntil = this.now() + this.opts.ttlMs;
+      this.cache.set(hash, { identity, freshUntil, staleUntil: freshUntil + this.opts.staleWindowMs, keyExpiresAt: res.expires_at_ms });
+    }
     return identity;
   }
+}
+
+/** Unreachable, past its deadline, or failing itself (5xx): no verdict on the key. A 4xx is one. */
+function keysCouldNotAnswer(err: unknown): boolean {
+  return !(err instanceof GatewayError) || err.status >= 500;
 }
 
 /** `Authorization: Bearer <key>`, or `x-api-key` where the route allows it (messages-style clients). */

@@ -1,5 +1,5 @@
 import { NotFoundError, newRequestId, type Identity, type Logger } from '@gw/platform';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, Usage } from '@gw/provider-spec';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
 import type { CatalogModel } from '@gw/catalog';
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
@@ -45,7 +45,7 @@ export class ChatService {
     await this.reserve(id, requestId, { req, model }, traceId);
     const startedAt = Date.now();
     const { result, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
-      () => this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal), serves));
+      () => this.deps.router.attempt(model, (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal), serves));
     const { completion, usage } = result;
     this.bill(id, route, requestId, model.id, {
       providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,
@@ -119,4 +119,12 @@ export function normalizedUsage(u: Usage): Usage {
     out.total_tokens = out.prompt_tokens + out.completion_tokens;
   }
   return out;
+}
+
+/**
+ * A call billed under an id made earlier (an async job's) may be made again by a re-run: the same key on every
+ * attempt at one deployment, so an upstream that deduplicates answers a re-run without generating twice.
+ */
+function withIdempotencyKey(route: Route, requestId: string | undefined): ChatTarget {
+  return requestId ? { ...route.target, idempotencyKey: `${requestId}:${route.deployment.id}` } : route.target;
 }

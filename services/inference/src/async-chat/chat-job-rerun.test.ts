@@ -1,0 +1,98 @@
+import { createBatchingPublisher, createBus, createOutbox, type BatchingPublisher, type Outbox } from '@gw/bus';
+import { catalogSchema } from '@gw/catalog';
+import { createChatProvider } from '@gw/providers';
+import { startOpenAISimulator, type OpenAISimulator } from '@gw/simulators';
+import { createStore, type Store } from '@gw/store';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModelDirectory } from '../catalog/model-objects';
+import { ChatService } from '../chat/chat-service';
+import { DeploymentRouter } from '../routing/deployment-router';
+import type { SpendGuard } from '../spend/spend-guard';
+import { UsageRecorder } from '../usage/usage-recorder';
+import { ChatJobStore } from './chat-job-store';
+import { ChatJobWorkerPool } from './chat-job-workers';
+import { eventually, IDENTITY, openTestStore, queuedJob, silentLogger, type TestStore } from './chat-job-test-support';
+
+jest.setTimeout(30_000);
+
+const BODY = { model: 'test/chat', messages: [{ role: 'user', content: 'generate me once' }] };
+
+describe('an async chat job re-run after its worker died', () => {
+  let sim: OpenAISimulator;
+  let t: TestStore;
+  let dir: string;
+  let busStore: Store;
+  let outbox: Outbox;
+  let publisher: BatchingPublisher;
+  let jobs: ChatJobStore;
+  let chat: ChatService;
+  let pool: ChatJobWorkerPool | undefined;
+  const provider = createChatProvider('openai-compatible');
+
+  beforeAll(async () => {
+    sim = await startOpenAISimulator();
+    t = await openTestStore('embedded');
+    dir = await mkdtemp(join(tmpdir(), 'gw-rerun-'));
+    busStore = createStore({ engine: 'embedded', dataDir: dir });
+    const bus = createBus({ engine: 'embedded', store: busStore, pollMs: 50 }, silentLogger());
+    outbox = createOutbox({ bus, store: t.store, logger: silentLogger() });
+    publisher = createBatchingPublisher({ outbox, logger: silentLogger(), lingerMs: 5 });
+    const catalog = catalogSchema.parse({
+      providers: { sim: { kind: 'openai-compatible', base_url: sim.baseUrl, api_key_env: 'SIM_KEY' } },
+      models: [{
+        id: 'test/chat', name: 'Test chat', owned_by: 'tests', updated_at: '2026-01-01T00:00:00Z',
+        architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+        deployments: [{ id: 'dep', provider: 'sim', provider_model: 'gpt-4o-mini', price: { prompt_per_million: '1', completion_per_million: '2' } }],
+      }],
+    });
+    const logger = silentLogger();
+    // The spend guard is not what this test is about: it admits every call and ignores charges.
+    const spend = {
+      reserve: async () => undefined,
+      release: () => undefined,
+      releasedOnFailure: <T>(_id: unknown, _rid: string, _trace: string, call: () => Promise<T>) => call(),
+    } as unknown as SpendGuard;
+    chat = new ChatService({
+      models: new ModelDirectory(catalog), router: new DeploymentRouter(catalog, () => provider, { SIM_KEY: 'sk-sim' }, logger),
+      spend, usage: new UsageRecorder(publisher), logger,
+    });
+    jobs = new ChatJobStore(t.store);
+    await jobs.ensureIndexes();
+  });
+
+  afterAll(async () => {
+    await pool?.stop();
+    await publisher.close();
+    await outbox.close();
+    await provider.close?.();
+    await busStore.close();
+    await rm(dir, { recursive: true, force: true });
+    await t.dispose();
+    await sim.close();
+  });
+
+  it('gets the first completion back from the provider instead of generating it again', async () => {
+    const job = queuedJob({ request_json: JSON.stringify(BODY) });
+    // The worker that died had called the provider under the job's request_id, then crashed before writing
+    // the outcome: the job is left in progress under its lapsed lease.
+    const { completion: first } = await chat.complete(BODY, IDENTITY, 'trace', { requestId: job.request_id, signal: new AbortController().signal });
+    await jobs.insert({ ...job, status: 'in_progress', worker_id: 'dead-worker', lease_until_ms: Date.now() - 1, attempts: 1 });
+    const control = queuedJob({ request_json: JSON.stringify(BODY) });
+    await jobs.insert(control);
+
+    pool = new ChatJobWorkerPool({
+      jobs, chat, logger: silentLogger(), flushUsage: () => publisher.flush(),
+      workers: 1, leaseMs: 5_000, pollMs: 20, cancelCheckMs: 1_000, shutdownGraceMs: 0,
+    });
+    pool.start();
+    await eventually(async () => (await jobs.findById(job._id))?.status === 'completed' && (await jobs.findById(control._id))?.status === 'completed', 15_000);
+
+    const rerun = JSON.parse((await jobs.findById(job._id))!.completion_json!);
+    expect((await jobs.findById(job._id))!.attempts).toBe(2);
+    expect(rerun).toEqual(first);
+    // A job with its own request_id is generated afresh: the simulator numbers each generation.
+    expect(JSON.parse((await jobs.findById(control._id))!.completion_json!).id).not.toBe(first.id);
+  });
+});
