@@ -13,6 +13,11 @@ export const edgeConfigSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Authenticated keys are cached this long; key-change events drop entries sooner. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * A service that sends nothing for this long is cut off: a stream then ends with its error event, any other
+   * answer with a 503 or a closed connection. Bounds every wait on a service that hangs.
+   */
+  UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
 });
