@@ -50,6 +50,7 @@ export class UsageRecorder {
       latency_ms: now - call.startedAt,
       generation_time_ms: now - call.firstByteAt,
       created_at_ms: call.startedAt,
+      usage_estimated: false,
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
     return estimateListCost(call.deployment, call.usage);
