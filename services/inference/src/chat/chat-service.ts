@@ -3,6 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatSt
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
+import { chatChunkChars, observed, promptChars } from '../usage/usage-estimate';
 import type { UsageRecorder } from '../usage/usage-recorder';
 import { validateAgainstModel, validateChatBody } from './validate-chat-request';
 
@@ -58,12 +59,19 @@ export class ChatService {
     const startedAt = Date.now();
     const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target));
     const firstByteAt = Date.now();
+    // --- open-call journal: durable before the first byte, so a stream cut by this instance's death is billed.
+    const open = await this.deps.usage.openStream({
+      requestId, accountId: id.accountId, keyHash: id.keyHash, model: model.id, providerName: route.providerName,
+      deploymentId: route.deployment.id, apiType: 'chat', startedAt, firstByteAt, promptChars: promptChars([req.messages, req.tools]),
+    });
+    const chunks = observed(stream.chunks, (c) => open.noteOutput(chatChunkChars(c), { providerResponseId: c.id, servedModel: c.model }));
+    // --- end open-call journal
     let billed = false;
     return {
       req,
       requestId,
       includeUsage: req.stream_options?.include_usage === true,
-      chunks: stream.chunks,
+      chunks,
       finish: ({ cancelled, lastChunk }) => {
         if (billed) return;
         billed = true;
@@ -76,6 +84,7 @@ export class ChatService {
           streamed: true, cancelled, finishReason: lastChunk?.choices[0]?.finish_reason ?? '',
           usage: usage ?? {}, startedAt, firstByteAt,
         });
+        open.close();
       },
     };
   }

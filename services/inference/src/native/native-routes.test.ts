@@ -75,7 +75,10 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     const native = new NativeService({
       models: new ModelDirectory(catalog), router, translators, logger,
       spend: { authorize, noteCharge: () => undefined } as never,
-      usage: { record: (call: CallRecord) => { records.push(call); return 0; } } as never,
+      usage: {
+        record: (call: CallRecord) => { records.push(call); return 0; },
+        openStream: async () => ({ noteOutput: () => undefined, close: () => undefined }),
+      } as never,
     });
     const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20 });
     app.use(nativeRoutes(native, logger, 5_000));

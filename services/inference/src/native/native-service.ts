@@ -6,6 +6,7 @@ import type { ModelDirectory } from '../catalog/model-objects';
 import { validateAgainstModel } from '../chat/validate-chat-request';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
+import { nativeEventChars, observed, promptChars } from '../usage/usage-estimate';
 import type { UsageRecorder } from '../usage/usage-recorder';
 import { check, type Body } from './body-checks';
 import { NATIVE_API_RULES } from './native-api-rules';
@@ -70,10 +71,18 @@ export class NativeService {
     const startedAt = Date.now();
     const { result: stream, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves);
     const firstByteAt = Date.now();
+    // --- open-call journal: durable before the first byte, so a stream cut by this instance's death is billed.
+    const b = p.body;
+    const open = await this.deps.usage.openStream({
+      requestId, accountId: c.identity.accountId, keyHash: c.identity.keyHash, model: p.model.id, providerName: route.providerName,
+      deploymentId: route.deployment.id, apiType: c.api, startedAt, firstByteAt, promptChars: promptChars([b.input, b.messages, b.system, b.instructions, b.tools]),
+    });
+    const events = observed(stream.events, (e) => open.noteOutput(nativeEventChars(e), { providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel() }));
+    // --- end open-call journal
     let billed = false;
     return {
       requestId,
-      events: stream.events,
+      events,
       errorEvent: (err) => stream.errorEvent(err),
       finish: ({ cancelled }) => {
         if (billed) return;
@@ -84,6 +93,7 @@ export class NativeService {
           providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel(), streamed: true, cancelled,
           usage: usage ?? {}, startedAt, firstByteAt,
         });
+        open.close();
       },
     };
   }

@@ -3,6 +3,7 @@ import { tokenCostMicros, usdToMicros } from '@gw/platform';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
 import type { Usage } from '@gw/provider-spec';
+import type { OpenCall, OpenCallJournal, OpenCallStart } from './open-call-journal';
 
 export interface CallRecord {
   requestId: string;
@@ -28,7 +29,15 @@ export interface CallRecord {
  * spend guard; billing computes the authoritative charge.
  */
 export class UsageRecorder {
-  constructor(private readonly publisher: BatchingPublisher) {}
+  constructor(private readonly publisher: BatchingPublisher, private readonly journal: OpenCallJournal) {}
+
+  /**
+   * Journals a stream before its first byte reaches the client, so its usage is billed (estimated) even if this
+   * instance dies mid-stream. Close the returned call right after recording the stream's usage.
+   */
+  openStream(start: OpenCallStart): Promise<OpenCall> {
+    return this.journal.open(start);
+  }
 
   record(call: CallRecord): number {
     const now = Date.now();

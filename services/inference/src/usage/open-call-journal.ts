@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import type { BatchingPublisher } from '@gw/bus';
+import type { Logger } from '@gw/platform';
+import { TOPICS, type UsageEvent } from '@gw/proto';
+import type { Collection, Doc, Store } from '@gw/store';
+import { estimatedTokens } from './usage-estimate';
+
+export const OPEN_CALLS_COLLECTION = 'open_calls';
+
+/**
+ * A streamed call under way, written before its first byte reaches the client. Its owner renews the lease
+ * while it lives; an entry whose lease lapsed belongs to a dead instance, and any instance bills it.
+ */
+export interface OpenCallDoc extends Doc {
+  /** `_id` is the platform request id, so the recovered usage event is deduplicated by billing like any other. */
+  owner: string;
+  lease_until_ms: number;
+  account_id: string;
+  key_hash: string;
+  model: string;
+  provider: string;
+  deployment: string;
+  api_type: string;
+  started_at_ms: number;
+  first_byte_at_ms: number;
+  prompt_tokens_estimate: number;
+  /** Generated text seen so far, as of the last checkpoint. */
+  output_chars: number;
+  provider_response_id: string;
+  served_model: string;
+  checkpoint_at_ms: number;
+}
+
+export interface OpenCallStart {
+  requestId: string;
+  accountId: string;
+  keyHash: string;
+  model: string;
+  providerName: string;
+  deploymentId: string;
+  apiType: 'chat' | 'responses' | 'messages';
+  startedAt: number;
+  firstByteAt: number;
+  promptChars: number;
+}
+
+export interface OpenCallJournalOptions {
+  store: Store;
+  /** The usage events' publisher (outbox-backed): a recovered event takes the same durable path as any other. */
+  publisher: Pick<BatchingPublisher, 'enqueue' | 'flush'>;
+  logger: Logger;
+  leaseMs: number;
+  /** At most one progress write per stream per this interval. */
+  checkpointMs: number;
+  sweepMs: number;
+  instanceId?: string;
+  now?: () => number;
+}
+
+/** Upper bound on entries one sweep recovers, so one pass never holds the store for long. */
+const SWEEP_BATCH = 100;
+
+/**
+ * The open-call journal: makes every stream durable before it starts, so usage is billed even when the
+ * instance streaming it dies. The normal path deletes the entry once the real usage event is safely in the
+ * outbox; the sweeper (in every instance) claims entries whose owner's lease lapsed with one atomic
+ * find-one-and-update, publishes a usage event estimated from the last checkpoint and marked
+ * `usage_estimated`, then deletes the entry. A claimer that dies before the delete lets its claim lapse and
+ * the entry is published again: billing is idempotent on the request id, so it is charged once.
+ */
+export class OpenCallJournal {
+  readonly instanceId: string;
+  private readonly calls: Collection<OpenCallDoc>;
+  private readonly now: () => number;
+  private readonly logger: Logger;
+  private readonly live = new Set<string>();
+  private timers: NodeJS.Timeout[] = [];
+  private background: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: OpenCallJournalOptions) {
+    this.instanceId = opts.instanceId ?? `inference-${randomUUID()}`;
+    this.calls = opts.store.collection<OpenCallDoc>(OPEN_CALLS_COLLECTION);
+    this.now = opts.now ?? Date.now;
+    this.logger = opts.logger.child({ component: 'open-call-journal' });
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.calls.ensureIndex({ fields: { lease_until_ms: 1 } });
+    await this.calls.ensureIndex({ fields: { owner: 1 } });
+  }
+
+  /** Renews this instance's leases and recovers lapsed entries, each on its own interval. */
+  start(): void {
+    const every = (ms: number, task: () => Promise<unknown>) => {
+      const timer = setInterval(() => { this.background = this.background.then(task); }, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(Math.max(1, Math.floor(this.opts.leaseMs / 3)), () => this.renewLeases());
+    every(this.opts.sweepMs, () => this.recoverLapsed());
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.background;
+  }
+
+  /**
+   * Journals a stream before its first byte is sent. When the store refuses, the stream still runs (a journal
+   * outage must not stop serving) but is not recoverable; that is logged.
+   */
+  async open(start: OpenCallStart): Promise<OpenCall> {
+    const now = this.now();
+    const doc: OpenCallDoc = {
+      _id: start.requestId,
+      owner: this.instanceId,
+      lease_until_ms: now + this.opts.leaseMs,
+      account_id: start.accountId,
+      key_hash: start.keyHash,
+      model: start.model,
+      provider: start.providerName,
+      deployment: start.deploymentId,
+      api_type: start.apiType,
+      started_at_ms: start.startedAt,
+      first_byte_at_ms: start.firstByteAt,
+      prompt_tokens_estimate: estimatedTokens(start.promptChars),
+      output_chars: 0,
+      provider_response_id: '',
+      served_model: '',
+      checkpoint_at_ms: now,
+    };
+    try {
+      await this.calls.insertOne(doc);
+      this.live.add(doc._id);
+      return new OpenCall(this, doc._id, true);
+    } catch (err) {
+      this.logger.warn({ err, requestId: start.requestId }, 'stream not journaled; its usage is lost if this instance dies before it ends');
+      return new OpenCall(this, doc._id, false);
+    }
+  }
+
+  /** Extends the lease of every entry this instance streams; one write, and none while nothing streams. */
+  async renewLeases(): Promise<void> {
+    if (this.live.size === 0) return;
+    try {
+      await this.calls.updateMany({ owner: this.instanceId }, { $set: { lease_until_ms: this.now() + this.opts.leaseMs } });
+    } catch (err) {
+      this.logger.warn({ err }, 'open-call leases not renewed; retrying next interval');
+    }
+  }
+
+  /** Bills, as estimated, every entry whose owner's lease lapsed. Returns how many were published. */
+  async recoverLapsed(): Promise<number> {
+    let published = 0;
+    try {
+      for (let i = 0; i < SWEEP_BATCH; i++) {
+        const now = this.now();
+        const claimed = await this.calls.findOneAndUpdate(
+          { lease_until_ms: { $lt: now } },
+          { $set: { owner: this.instanceId, lease_until_ms: now + this.opts.leaseMs } },
+        );
+        if (!claimed) break;
+        this.opts.publisher.enqueue(TOPICS.usage, { key: claimed.account_id, value: estimatedUsageEvent(claimed) });
+        await this.opts.publisher.flush();
+        await this.calls.deleteOne({ _id: claimed._id, owner: this.instanceId });
+        published++;
+        this.logger.info({ requestId: claimed._id, deployment: claimed.deployment }, 'billed a stream its instance left unfinished, with estimated usage');
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'open-call recovery failed; a lapsed claim is retried next interval');
+    }
+    return published;
+  }
+
+  /** @internal progress of one stream; only the owner's write lands. */
+  async checkpoint(id: string, progress: Pick<OpenCallDoc, 'output_chars' | 'provider_response_id' | 'served_model'>): Promise<void> {
+    await this.calls.updateOne({ _id: id, owner: this.instanceId }, { $set: { ...progress, checkpoint_at_ms: this.now() } });
+  }
+
+  /** @internal the real usage event was recorded: once it is durable, the entry goes. */
+  async close(id: string): Promise<void> {
+    this.live.delete(id);
+    await this.opts.publisher.flush();
+    await this.calls.deleteOne({ _id: id, owner: this.instanceId });
+  }
+
+  /** @internal */
+  clock(): number {
+    return this.now();
+  }
+
+  /** @internal */
+  get checkpointMs(): number {
+    return this.opts.checkpointMs;
+  }
+
+  /** @internal */
+  warn(err: unknown, requestId: string, what: string): void {
+    this.logger.warn({ err, requestId }, what);
+  }
+}
+
+/** One journaled stream: counts what was generated and checkpoints it, at most once per interval. */
+export class OpenCall {
+  private outputChars = 0;
+  private providerResponseId = '';
+  private servedModel = '';
+  private lastWriteAt = 0;
+  private writing = false;
+  private closed = false;
+
+  constructor(private readonly journal: OpenCallJournal, readonly requestId: string, private readonly journaled: boolean) {
+    this.lastWriteAt = journal.clock();
+  }
+
+  noteOutput(chars: number, ids: { providerResponseId?: string; servedModel?: string } = {}): void {
+    this.outputChars += chars;
+    if (ids.providerResponseId) this.providerResponseId = ids.providerResponseId;
+    if (ids.servedModel) this.servedModel = ids.servedModel;
+    const now = this.journal.clock();
+    if (!this.journaled || this.closed || this.writing || now - this.lastWriteAt < this.journal.checkpointMs) return;
+    this.writing = true;
+    this.lastWriteAt = now;
+    this.journal.checkpoint(this.requestId, { output_chars: this.outputChars, provider_response_id: this.providerResponseId, served_model: this.servedModel })
+      .catch((err) => this.journal.warn(err, this.requestId, 'open-call checkpoint failed'))
+      .finally(() => { this.writing = false; });
+  }
+
+  /**
+   * Called right after the real usage event was enqueued. Until the entry is gone the owner keeps renewing its
+   * lease, so it is never billed twice while this instance lives; if the instance dies first, billing drops
+   * the recovered duplicate by request id.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.journaled) return;
+    this.journal.close(this.requestId).catch((err) => this.journal.warn(err, this.requestId, 'open-call entry not removed; it is billed again only if this instance dies, and billing drops the duplicate'));
+  }
+}
+
+/** The usage event for an entry whose instance died: what the last checkpoint saw, marked as an estimate. */
+export function estimatedUsageEvent(doc: OpenCallDoc): UsageEvent {
+  const completion = estimatedTokens(doc.output_chars);
+  return {
+    request_id: doc._id,
+    account_id: doc.account_id,
+    key_hash: doc.key_hash,
+    model: doc.model,
+    provider: doc.provider,
+    deployment: doc.deployment,
+    api_type: doc.api_type,
+    provider_response_id: doc.provider_response_id,
+    served_model: doc.served_model,
+    streamed: true,
+    cancelled: false,
+    finish_reason: '',
+    status: 'failed',
+    usage: { prompt_tokens: doc.prompt_tokens_estimate, completion_tokens: completion, total_tokens: doc.prompt_tokens_estimate + completion } as UsageEvent['usage'],
+    latency_ms: doc.checkpoint_at_ms - doc.started_at_ms,
+    generation_time_ms: Math.max(0, doc.checkpoint_at_ms - doc.first_byte_at_ms),
+    created_at_ms: doc.started_at_ms,
+    usage_estimated: true,
+  };
+}
