@@ -18,6 +18,8 @@ export interface OpenAISimulator extends RunningSimulator {
 
 const MODELS = ['gpt-4o-mini', 'gpt-4.1', 'sim-tools'];
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Model `sim-trickle` streams one chunk per this interval: a stream long enough to fail in the middle of. */
+export const TRICKLE_INTERVAL_MS = 200;
 /** The paths the OpenAI handler answers (any method). */
 const PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
 
@@ -95,6 +97,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
         // The role chunk goes out on its own (the "first token"); the rest in one write, which keeps the
         // simulator cheap under benchmark load. (res.cork() would drop writes here on Node 24.)
         const events = chatCompletionChunks(call, result, includeUsage).map((data) => `data: ${data}\n\n`);
+        if (model === 'sim-trickle') return trickle(res, [...events, 'data: [DONE]\n\n']);
         res.write(events[0]);
         res.end(events.slice(1).join('') + 'data: [DONE]\n\n');
       });
@@ -103,6 +106,19 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
   }
 
   return simulatorHandler((path) => PATHS.has(path), route);
+}
+
+/** Writes one event per interval until all are out, or the client left. */
+function trickle(res: http.ServerResponse, events: string[]): void {
+  let next = 0;
+  const timer = setInterval(() => {
+    res.write(events[next++]);
+    if (next === events.length) {
+      clearInterval(timer);
+      res.end();
+    }
+  }, TRICKLE_INTERVAL_MS);
+  res.once('close', () => clearInterval(timer));
 }
 
 function isAuthorized(req: http.IncomingMessage): boolean {
