@@ -57,15 +57,17 @@ export class ChatService {
     await this.deps.spend.authorize(id, traceId);
     const requestId = newRequestId();
     const startedAt = Date.now();
-    const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target));
-    const firstByteAt = Date.now();
-    // --- open-call journal: durable before the first byte, so a stream cut by this instance's death is billed.
-    const open = await this.deps.usage.openStream({
-      requestId, accountId: id.accountId, keyHash: id.keyHash, model: model.id, providerName: route.providerName,
-      deploymentId: route.deployment.id, apiType: 'chat', startedAt, firstByteAt, promptChars: promptChars([req.messages, req.tools]),
+    // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
+    const open = this.deps.usage.openStream({
+      requestId, accountId: id.accountId, keyHash: id.keyHash, model: model.id, apiType: 'chat', startedAt, promptChars: promptChars([req.messages, req.tools]),
     });
+    const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, async (r) => {
+      await open.sendingTo(r.providerName, r.deployment.id);
+      return r.provider.chatStream(req, r.target);
+    }).catch((err: unknown) => { open.discard(); throw err; });
     const chunks = observed(stream.chunks, (c) => open.noteOutput(chatChunkChars(c), { providerResponseId: c.id, servedModel: c.model }));
     // --- end open-call journal
+    const firstByteAt = Date.now();
     let billed = false;
     return {
       req,

@@ -77,7 +77,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
       spend: { authorize, noteCharge: () => undefined } as never,
       usage: {
         record: (call: CallRecord) => { records.push(call); return 0; },
-        openStream: async () => ({ noteOutput: () => undefined, close: () => undefined }),
+        openStream: () => ({ sendingTo: async () => undefined, noteOutput: () => undefined, close: () => undefined, discard: () => undefined }),
       } as never,
     });
     const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20 });

@@ -69,16 +69,19 @@ export class NativeService {
     await this.deps.spend.authorize(c.identity, c.traceId);
     const requestId = newRequestId();
     const startedAt = Date.now();
-    const { result: stream, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves);
-    const firstByteAt = Date.now();
-    // --- open-call journal: durable before the first byte, so a stream cut by this instance's death is billed.
+    // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
     const b = p.body;
-    const open = await this.deps.usage.openStream({
-      requestId, accountId: c.identity.accountId, keyHash: c.identity.keyHash, model: p.model.id, providerName: route.providerName,
-      deploymentId: route.deployment.id, apiType: c.api, startedAt, firstByteAt, promptChars: promptChars([b.input, b.messages, b.system, b.instructions, b.tools]),
+    const open = this.deps.usage.openStream({
+      requestId, accountId: c.identity.accountId, keyHash: c.identity.keyHash, model: p.model.id, apiType: c.api, startedAt,
+      promptChars: promptChars([b.input, b.messages, b.system, b.instructions, b.tools]),
     });
+    const { result: stream, route } = await this.deps.router.attempt(p.model, async (r) => {
+      await open.sendingTo(r.providerName, r.deployment.id);
+      return this.translator(c.api, r).stream(this.request(p, r), r.target);
+    }, p.serves).catch((err: unknown) => { open.discard(); throw err; });
     const events = observed(stream.events, (e) => open.noteOutput(nativeEventChars(e), { providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel() }));
     // --- end open-call journal
+    const firstByteAt = Date.now();
     let billed = false;
     return {
       requestId,

@@ -29,9 +29,15 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
     return j;
   };
   const stream = (overrides: Partial<OpenCallStart> = {}): OpenCallStart => ({
-    requestId: newRequestId(), accountId: 'acct_j', keyHash: 'ab'.repeat(32), model: 'test/chat', providerName: 'sim',
-    deploymentId: 'dep-1', apiType: 'chat', startedAt: clock, firstByteAt: clock + 5, promptChars: 40, ...overrides,
+    requestId: newRequestId(), accountId: 'acct_j', keyHash: 'ab'.repeat(32), model: 'test/chat', apiType: 'chat', startedAt: clock,
+    promptChars: 40, ...overrides,
   });
+  /** A stream whose request went to deployment `dep-1`. */
+  const sent = async (j: OpenCallJournal, overrides: Partial<OpenCallStart> = {}) => {
+    const call = j.begin(stream(overrides));
+    await call.sendingTo('sim', 'dep-1');
+    return call;
+  };
   const entries = () => t.store.collection<OpenCallDoc>(OPEN_CALLS_COLLECTION).find({});
 
   beforeEach(async () => {
@@ -59,7 +65,7 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
 
   it('bills a stream whose instance died with the usage of its last checkpoint, marked estimated, once', async () => {
     const dead = instance('dead');
-    const call = await dead.open(stream({ promptChars: 40 }));
+    const call = await sent(dead, { promptChars: 40 });
     clock += CHECKPOINT_MS;
     call.noteOutput(80, { providerResponseId: 'chatcmpl-1', servedModel: 'sim-1' });
     await eventually(async () => (await entries())[0]?.output_chars === 80);
@@ -81,7 +87,7 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
   it('two sweepers racing for the same lapsed entries publish each one exactly once', async () => {
     const dead = instance('dead');
     const ids = [];
-    for (let i = 0; i < 12; i++) ids.push((await dead.open(stream())).requestId);
+    for (let i = 0; i < 12; i++) ids.push((await sent(dead)).requestId);
     clock += LEASE_MS + 1;
     const [a, b] = await Promise.all([instance('a').recoverLapsed(), instance('b').recoverLapsed()]);
     expect(a + b).toBe(12);
@@ -91,7 +97,7 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
 
   it('leaves the streams of a live instance alone: its lease renewal keeps them', async () => {
     const live = instance('live');
-    await live.open(stream());
+    await sent(live);
     clock += LEASE_MS - 1;
     await live.renewLeases();
     clock += LEASE_MS - 1;
@@ -101,8 +107,21 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
 
   it('a stream that ended normally leaves nothing to recover', async () => {
     const owner = instance('owner');
-    const call = await owner.open(stream());
+    const call = await sent(owner);
     call.close();
+    await eventually(async () => (await entries()).length === 0);
+    clock += LEASE_MS + 1;
+    expect(await instance('other').recoverLapsed()).toBe(0);
+  });
+
+  it('follows a fallback to the deployment that served, and bills nothing for a call no deployment served', async () => {
+    const owner = instance('owner');
+    const fellBack = await sent(owner);
+    await fellBack.sendingTo('sim-2', 'dep-2');
+    expect(await entries()).toEqual([expect.objectContaining({ _id: fellBack.requestId, provider: 'sim-2', deployment: 'dep-2' })]);
+    fellBack.discard();
+    const unsent = owner.begin(stream());
+    unsent.discard();
     await eventually(async () => (await entries()).length === 0);
     clock += LEASE_MS + 1;
     expect(await instance('other').recoverLapsed()).toBe(0);
@@ -110,7 +129,7 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
 
   it('writes a stream\'s progress at most once per checkpoint interval', async () => {
     const owner = instance('owner');
-    const call = await owner.open(stream());
+    const call = await sent(owner);
     const stored = async () => (await entries())[0].output_chars;
     for (let i = 0; i < 50; i++) call.noteOutput(1);
     clock += CHECKPOINT_MS;

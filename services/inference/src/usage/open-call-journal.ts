@@ -8,8 +8,9 @@ import { estimatedTokens } from './usage-estimate';
 export const OPEN_CALLS_COLLECTION = 'open_calls';
 
 /**
- * A streamed call under way, written before its first byte reaches the client. Its owner renews the lease
- * while it lives; an entry whose lease lapsed belongs to a dead instance, and any instance bills it.
+ * A streamed call under way, written when its request goes to the provider (so before any byte reaches the
+ * client). Its owner renews the lease while it lives; an entry whose lease lapsed belongs to a dead instance,
+ * and any instance bills it.
  */
 export interface OpenCallDoc extends Doc {
   /** `_id` is the platform request id, so the recovered usage event is deduplicated by billing like any other. */
@@ -22,7 +23,8 @@ export interface OpenCallDoc extends Doc {
   deployment: string;
   api_type: string;
   started_at_ms: number;
-  first_byte_at_ms: number;
+  /** When the request went to the provider (the last deployment tried). */
+  sent_at_ms: number;
   prompt_tokens_estimate: number;
   /** Generated text seen so far, as of the last checkpoint. */
   output_chars: number;
@@ -36,11 +38,8 @@ export interface OpenCallStart {
   accountId: string;
   keyHash: string;
   model: string;
-  providerName: string;
-  deploymentId: string;
   apiType: 'chat' | 'responses' | 'messages';
   startedAt: number;
-  firstByteAt: number;
   promptChars: number;
 }
 
@@ -61,8 +60,9 @@ export interface OpenCallJournalOptions {
 const SWEEP_BATCH = 100;
 
 /**
- * The open-call journal: makes every stream durable before it starts, so usage is billed even when the
- * instance streaming it dies. The normal path deletes the entry once the real usage event is safely in the
+ * The open-call journal: makes every stream durable before its provider is called, so usage is billed even
+ * when the instance streaming it dies. (Written before the provider call, not between the provider's first
+ * byte and reading it: bytes an upstream sends just before dropping would be lost while a write is awaited.) The normal path deletes the entry once the real usage event is safely in the
  * outbox; the sweeper (in every instance) claims entries whose owner's lease lapsed with one atomic
  * find-one-and-update, publishes a usage event estimated from the last checkpoint and marked
  * `usage_estimated`, then deletes the entry. A claimer that dies before the delete lets its claim lapse and
@@ -106,37 +106,45 @@ export class OpenCallJournal {
     await this.background;
   }
 
+  /** A stream about to start; nothing is written until `sendingTo` names the deployment it goes to. */
+  begin(start: OpenCallStart): OpenCall {
+    return new OpenCall(this, start);
+  }
+
   /**
-   * Journals a stream before its first byte is sent. When the store refuses, the stream still runs (a journal
-   * outage must not stop serving) but is not recoverable; that is logged.
+   * @internal writes the entry (first attempt) or moves it to the next deployment (a fallback). When the store
+   * refuses, the stream still runs (a journal outage must not stop serving) but is not recoverable: logged.
    */
-  async open(start: OpenCallStart): Promise<OpenCall> {
+  async write(start: OpenCallStart, providerName: string, deploymentId: string, inserted: boolean): Promise<boolean> {
     const now = this.now();
-    const doc: OpenCallDoc = {
-      _id: start.requestId,
-      owner: this.instanceId,
-      lease_until_ms: now + this.opts.leaseMs,
-      account_id: start.accountId,
-      key_hash: start.keyHash,
-      model: start.model,
-      provider: start.providerName,
-      deployment: start.deploymentId,
-      api_type: start.apiType,
-      started_at_ms: start.startedAt,
-      first_byte_at_ms: start.firstByteAt,
-      prompt_tokens_estimate: estimatedTokens(start.promptChars),
-      output_chars: 0,
-      provider_response_id: '',
-      served_model: '',
-      checkpoint_at_ms: now,
-    };
     try {
-      await this.calls.insertOne(doc);
-      this.live.add(doc._id);
-      return new OpenCall(this, doc._id, true);
+      if (inserted) {
+        await this.calls.updateOne({ _id: start.requestId, owner: this.instanceId }, { $set: { provider: providerName, deployment: deploymentId, sent_at_ms: now } });
+        return true;
+      }
+      await this.calls.insertOne({
+        _id: start.requestId,
+        owner: this.instanceId,
+        lease_until_ms: now + this.opts.leaseMs,
+        account_id: start.accountId,
+        key_hash: start.keyHash,
+        model: start.model,
+        provider: providerName,
+        deployment: deploymentId,
+        api_type: start.apiType,
+        started_at_ms: start.startedAt,
+        sent_at_ms: now,
+        prompt_tokens_estimate: estimatedTokens(start.promptChars),
+        output_chars: 0,
+        provider_response_id: '',
+        served_model: '',
+        checkpoint_at_ms: now,
+      });
+      this.live.add(start.requestId);
+      return true;
     } catch (err) {
       this.logger.warn({ err, requestId: start.requestId }, 'stream not journaled; its usage is lost if this instance dies before it ends');
-      return new OpenCall(this, doc._id, false);
+      return inserted;
     }
   }
 
@@ -178,10 +186,10 @@ export class OpenCallJournal {
     await this.calls.updateOne({ _id: id, owner: this.instanceId }, { $set: { ...progress, checkpoint_at_ms: this.now() } });
   }
 
-  /** @internal the real usage event was recorded: once it is durable, the entry goes. */
-  async close(id: string): Promise<void> {
+  /** @internal the real usage event was recorded (`afterFlush`: once it is durable), or nothing is to be billed. */
+  async remove(id: string, afterFlush: boolean): Promise<void> {
     this.live.delete(id);
-    await this.opts.publisher.flush();
+    if (afterFlush) await this.opts.publisher.flush();
     await this.calls.deleteOne({ _id: id, owner: this.instanceId });
   }
 
@@ -201,17 +209,27 @@ export class OpenCallJournal {
   }
 }
 
-/** One journaled stream: counts what was generated and checkpoints it, at most once per interval. */
+/** One journaled stream: where it was sent, what it generated (checkpointed at most once per interval). */
 export class OpenCall {
+  private written = false;
   private outputChars = 0;
   private providerResponseId = '';
   private servedModel = '';
-  private lastWriteAt = 0;
-  private writing = false;
+  private lastWriteAt: number;
+  private checkpointing = false;
   private closed = false;
 
-  constructor(private readonly journal: OpenCallJournal, readonly requestId: string, private readonly journaled: boolean) {
+  constructor(private readonly journal: OpenCallJournal, private readonly start: OpenCallStart) {
     this.lastWriteAt = journal.clock();
+  }
+
+  get requestId(): string {
+    return this.start.requestId;
+  }
+
+  /** Call right before each provider attempt; never throws, so a journal failure is never a provider failure. */
+  async sendingTo(providerName: string, deploymentId: string): Promise<void> {
+    this.written = await this.journal.write(this.start, providerName, deploymentId, this.written);
   }
 
   noteOutput(chars: number, ids: { providerResponseId?: string; servedModel?: string } = {}): void {
@@ -219,24 +237,33 @@ export class OpenCall {
     if (ids.providerResponseId) this.providerResponseId = ids.providerResponseId;
     if (ids.servedModel) this.servedModel = ids.servedModel;
     const now = this.journal.clock();
-    if (!this.journaled || this.closed || this.writing || now - this.lastWriteAt < this.journal.checkpointMs) return;
-    this.writing = true;
+    if (!this.written || this.closed || this.checkpointing || now - this.lastWriteAt < this.journal.checkpointMs) return;
+    this.checkpointing = true;
     this.lastWriteAt = now;
     this.journal.checkpoint(this.requestId, { output_chars: this.outputChars, provider_response_id: this.providerResponseId, served_model: this.servedModel })
       .catch((err) => this.journal.warn(err, this.requestId, 'open-call checkpoint failed'))
-      .finally(() => { this.writing = false; });
+      .finally(() => { this.checkpointing = false; });
   }
 
   /**
-   * Called right after the real usage event was enqueued. Until the entry is gone the owner keeps renewing its
-   * lease, so it is never billed twice while this instance lives; if the instance dies first, billing drops
+   * Call right after the stream's real usage event was enqueued. Until the entry is gone the owner keeps renewing
+   * its lease, so it is never billed twice while this instance lives; if the instance dies first, billing drops
    * the recovered duplicate by request id.
    */
   close(): void {
+    this.end(true);
+  }
+
+  /** No stream came of it (every attempt failed before a first byte): nothing to bill. */
+  discard(): void {
+    this.end(false);
+  }
+
+  private end(afterFlush: boolean): void {
     if (this.closed) return;
     this.closed = true;
-    if (!this.journaled) return;
-    this.journal.close(this.requestId).catch((err) => this.journal.warn(err, this.requestId, 'open-call entry not removed; it is billed again only if this instance dies, and billing drops the duplicate'));
+    if (!this.written) return;
+    this.journal.remove(this.requestId, afterFlush).catch((err) => this.journal.warn(err, this.requestId, 'open-call entry not removed; billed again only if this instance dies, and billing drops a duplicate'));
   }
 }
 
@@ -258,8 +285,8 @@ export function estimatedUsageEvent(doc: OpenCallDoc): UsageEvent {
     finish_reason: '',
     status: 'failed',
     usage: { prompt_tokens: doc.prompt_tokens_estimate, completion_tokens: completion, total_tokens: doc.prompt_tokens_estimate + completion } as UsageEvent['usage'],
-    latency_ms: doc.checkpoint_at_ms - doc.started_at_ms,
-    generation_time_ms: Math.max(0, doc.checkpoint_at_ms - doc.first_byte_at_ms),
+    latency_ms: Math.max(0, doc.checkpoint_at_ms - doc.started_at_ms),
+    generation_time_ms: Math.max(0, doc.checkpoint_at_ms - doc.sent_at_ms),
     created_at_ms: doc.started_at_ms,
     usage_estimated: true,
   };

@@ -32,11 +32,12 @@ export class UsageRecorder {
   constructor(private readonly publisher: BatchingPublisher, private readonly journal: OpenCallJournal) {}
 
   /**
-   * Journals a stream before its first byte reaches the client, so its usage is billed (estimated) even if this
-   * instance dies mid-stream. Close the returned call right after recording the stream's usage.
+   * Journals a stream (written by `sendingTo` before each provider attempt), so its usage is billed, estimated,
+   * even if this instance dies mid-stream. Close it right after recording the stream's usage; discard it when
+   * no attempt produced a stream.
    */
-  openStream(start: OpenCallStart): Promise<OpenCall> {
-    return this.journal.open(start);
+  openStream(start: OpenCallStart): OpenCall {
+    return this.journal.begin(start);
   }
 
   record(call: CallRecord): number {
