@@ -105,6 +105,15 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
     expect(await entries()).toHaveLength(1);
   });
 
+  it('does not bill its own running stream whose renewal came late: its sweep renews it instead', async () => {
+    const owner = instance('owner');
+    const call = await sent(owner);
+    clock += LEASE_MS + 1;
+    expect(await owner.recoverLapsed()).toBe(0);
+    expect(await entries()).toEqual([expect.objectContaining({ _id: call.requestId, owner: 'owner', lease_until_ms: clock + LEASE_MS })]);
+    expect(await instance('other').recoverLapsed()).toBe(0);
+  });
+
   it('a stream that ended normally leaves nothing to recover', async () => {
     const owner = instance('owner');
     const call = await sent(owner);

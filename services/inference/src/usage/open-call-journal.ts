@@ -62,8 +62,8 @@ const SWEEP_BATCH = 100;
 /**
  * The open-call journal: makes every stream durable before its provider is called, so usage is billed even
  * when the instance streaming it dies. (Written before the provider call, not between the provider's first
- * byte and reading it: bytes an upstream sends just before dropping would be lost while a write is awaited.) The normal path deletes the entry once the real usage event is safely in the
- * outbox; the sweeper (in every instance) claims entries whose owner's lease lapsed with one atomic
+ * byte and reading it: bytes an upstream sends just before dropping would be lost while a write is awaited.)
+ * The normal path deletes the entry once the real usage event is safely in the outbox; the sweeper (in every instance) claims entries whose owner's lease lapsed with one atomic
  * find-one-and-update, publishes a usage event estimated from the last checkpoint and marked
  * `usage_estimated`, then deletes the entry. A claimer that dies before the delete lets its claim lapse and
  * the entry is published again: billing is idempotent on the request id, so it is charged once.
@@ -75,7 +75,7 @@ export class OpenCallJournal {
   private readonly logger: Logger;
   private readonly live = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
-  private background: Promise<unknown> = Promise.resolve();
+  private running = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: OpenCallJournalOptions) {
     this.instanceId = opts.instanceId ?? `inference-${randomUUID()}`;
@@ -89,10 +89,18 @@ export class OpenCallJournal {
     await this.calls.ensureIndex({ fields: { owner: 1 } });
   }
 
-  /** Renews this instance's leases and recovers lapsed entries, each on its own interval. */
+  /**
+   * Renews this instance's leases and recovers lapsed entries, each on its own interval and never behind the
+   * other (a slow recovery must not let this instance's own leases lapse); a pass still running is not doubled.
+   */
   start(): void {
     const every = (ms: number, task: () => Promise<unknown>) => {
-      const timer = setInterval(() => { this.background = this.background.then(task); }, ms);
+      let pass: Promise<unknown> | null = null;
+      const timer = setInterval(() => {
+        if (pass) return;
+        pass = task().finally(() => { this.running.delete(pass!); pass = null; });
+        this.running.add(pass);
+      }, ms);
       timer.unref();
       this.timers.push(timer);
     };
@@ -103,7 +111,7 @@ export class OpenCallJournal {
   async stop(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    await this.background;
+    await Promise.all(this.running);
   }
 
   /** A stream about to start; nothing is written until `sendingTo` names the deployment it goes to. */
@@ -169,6 +177,8 @@ export class OpenCallJournal {
           { $set: { owner: this.instanceId, lease_until_ms: now + this.opts.leaseMs } },
         );
         if (!claimed) break;
+        // One of this instance's own streams whose renewal was late: the claim just renewed it, nothing to bill.
+        if (this.live.has(claimed._id)) continue;
         this.opts.publisher.enqueue(TOPICS.usage, { key: claimed.account_id, value: estimatedUsageEvent(claimed) });
         await this.opts.publisher.flush();
         await this.calls.deleteOne({ _id: claimed._id, owner: this.instanceId });
