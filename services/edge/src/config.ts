@@ -15,9 +15,10 @@ export const edgeConfigSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /**
    * A service that sends nothing for this long is cut off: a stream then ends with its error event, any other
-   * answer with a 503 or a closed connection. Bounds every wait on a service that hangs.
+   * answer with a 503 or a closed connection. Bounds every wait on a service that hangs; above the longest
+   * silence a working call can have (provider timeouts of 120 s, times a retry and a fallback, are 480 s).
    */
-  UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
 });
