@@ -18,6 +18,8 @@ export const E2E_SLOW_LATENCY_MS = 3_000;
 
 /** Streams one chunk per 200 ms (the simulator's `sim-trickle`): streams still running when a service is killed. */
 export const E2E_TRICKLE_MODEL = 'e2e/trickle-chat';
+/** The same, in the Anthropic format, for `POST /v1/messages`. */
+export const E2E_TRICKLE_MESSAGES_MODEL = 'e2e/trickle-messages';
 
 /** Served by the simulator's Anthropic format, through `POST /v1/messages` only. */
 export const E2E_CLAUDE_MODEL = 'e2e/claude-echo';
@@ -119,6 +121,7 @@ function nativeModels() {
     model(E2E_CLAUDE_MODEL, [{ id: 'e2e-anthropic-simulator', provider: 'anthropic-simulator', provider_model: 'claude-echo', price: E2E_PRICE }]),
     onBoth(E2E_NATIVE_DROP_MODEL, 'sim-drop'),
     onBoth(E2E_NATIVE_ERROR_MODEL, 'sim-error-500'),
+    model(E2E_TRICKLE_MESSAGES_MODEL, [{ id: 'e2e-trickle-anthropic', provider: 'anthropic-simulator', provider_model: 'sim-trickle', price: E2E_PRICE }]),
   ];
 }
 

@@ -1,13 +1,13 @@
 import type * as http from 'node:http';
 import {
-  answerModelKnob, latencyOf, later, readBody, sendJson, serve, simulatorHandler, SNAPSHOT_SUFFIX,
+  answerModelKnob, latencyOf, later, readBody, sendJson, serve, simulatorHandler, SNAPSHOT_SUFFIX, trickle,
   type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
 import { handleResponses } from './responses-route';
 import { answer } from './simulated-chat';
 import { chatCompletionBody, chatCompletionChunks, openAIErrorBody, simulatedErrorBody } from './openai-wire';
 
-export { SNAPSHOT_SUFFIX, type SimulatorFixture } from '../http-kit';
+export { SNAPSHOT_SUFFIX, TRICKLE_INTERVAL_MS, type SimulatorFixture } from '../http-kit';
 
 export interface OpenAISimulatorOptions extends SimulatorHandlerOptions, ListenOptions {}
 
@@ -18,8 +18,6 @@ export interface OpenAISimulator extends RunningSimulator {
 
 const MODELS = ['gpt-4o-mini', 'gpt-4.1', 'sim-tools'];
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-/** Model `sim-trickle` streams one chunk per this interval: a stream long enough to fail in the middle of. */
-export const TRICKLE_INTERVAL_MS = 200;
 /** The paths the OpenAI handler answers (any method). */
 const PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
 
@@ -106,19 +104,6 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
   }
 
   return simulatorHandler((path) => PATHS.has(path), route);
-}
-
-/** Writes one event per interval until all are out, or the client left. */
-function trickle(res: http.ServerResponse, events: string[]): void {
-  let next = 0;
-  const timer = setInterval(() => {
-    res.write(events[next++]);
-    if (next === events.length) {
-      clearInterval(timer);
-      res.end();
-    }
-  }, TRICKLE_INTERVAL_MS);
-  res.once('close', () => clearInterval(timer));
 }
 
 function isAuthorized(req: http.IncomingMessage): boolean {
