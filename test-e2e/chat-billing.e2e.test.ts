@@ -110,7 +110,7 @@ describe.each(modes)('chat through the edge, billed once (%s)', (mode) => {
       provider: 'simulator', deployment: 'e2e-simulator', api_type: 'chat', provider_response_id: completion.id,
       served_model: completion.model, streamed: false, cancelled: false, finish_reason: 'stop', status: 'succeeded',
       usage: { prompt_tokens: completion.usage!.prompt_tokens, completion_tokens: completion.usage!.completion_tokens } as UsageEvent['usage'],
-      latency_ms: 1, generation_time_ms: 1, created_at_ms: Date.now(),
+      latency_ms: 1, generation_time_ms: 1, created_at_ms: Date.now(), usage_estimated: false,
     };
     // The duplicate, then a zero-cost marker with the same key: per-key order means once the marker is
     // recorded, the duplicate has been consumed.

@@ -16,6 +16,11 @@ export const E2E_TIMEOUT_FALLBACK_MODEL = 'e2e/timeout-fallback-chat';
 export const E2E_SLOW_MODEL = 'e2e/slow-chat';
 export const E2E_SLOW_LATENCY_MS = 3_000;
 
+/** Streams one chunk per 200 ms (the simulator's `sim-trickle`): streams still running when a service is killed. */
+export const E2E_TRICKLE_MODEL = 'e2e/trickle-chat';
+/** The same, in the Anthropic format, for `POST /v1/messages`. */
+export const E2E_TRICKLE_MESSAGES_MODEL = 'e2e/trickle-messages';
+
 /** Served by the simulator's Anthropic format, through `POST /v1/messages` only. */
 export const E2E_CLAUDE_MODEL = 'e2e/claude-echo';
 /**
@@ -66,6 +71,13 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
         { id: 'e2e-failing', provider: 'simulator', provider_model: 'sim-error-503', price: E2E_FAILING_PRICE },
         { id: 'e2e-fallback', provider: 'simulator', provider_model: 'echo-chat', price: E2E_FALLBACK_PRICE },
       ],
+    }, {
+      id: E2E_TRICKLE_MODEL,
+      name: 'E2E trickling chat',
+      owned_by: 'Gateway simulator',
+      updated_at: '2026-11-01T00:00:00Z',
+      architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+      deployments: [{ id: 'e2e-trickle', provider: 'simulator', provider_model: 'sim-trickle', price: E2E_PRICE }],
     }, ...slowModels(), ...nativeModels()],
   }, null, 2));
   return file;
@@ -109,6 +121,7 @@ function nativeModels() {
     model(E2E_CLAUDE_MODEL, [{ id: 'e2e-anthropic-simulator', provider: 'anthropic-simulator', provider_model: 'claude-echo', price: E2E_PRICE }]),
     onBoth(E2E_NATIVE_DROP_MODEL, 'sim-drop'),
     onBoth(E2E_NATIVE_ERROR_MODEL, 'sim-error-500'),
+    model(E2E_TRICKLE_MESSAGES_MODEL, [{ id: 'e2e-trickle-anthropic', provider: 'anthropic-simulator', provider_model: 'sim-trickle', price: E2E_PRICE }]),
   ];
 }
 

@@ -138,6 +138,22 @@ export function latencyOf(req: http.IncomingMessage, fallback: number): number {
   return Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
+/** Model `sim-trickle` streams one event per this interval: a stream long enough to fail in the middle of. */
+export const TRICKLE_INTERVAL_MS = 200;
+
+/** Writes one event per `TRICKLE_INTERVAL_MS` until all are out (then ends), or the client left. */
+export function trickle(res: http.ServerResponse, events: string[]): void {
+  let next = 0;
+  const timer = setInterval(() => {
+    res.write(events[next++]);
+    if (next === events.length) {
+      clearInterval(timer);
+      res.end();
+    }
+  }, TRICKLE_INTERVAL_MS);
+  res.once('close', () => clearInterval(timer));
+}
+
 /** Runs `respond` after `ms`, unless the client went away meanwhile. */
 export function later(res: http.ServerResponse, ms: number, respond: () => void): void {
   if (ms <= 0) return respond();

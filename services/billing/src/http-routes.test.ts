@@ -12,6 +12,7 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     account_id: 'acct_ent', deployment: 'dep-fee', api_type: 'video', streamed: true, cancelled: true, finish_reason: '',
     provider_response_id: 'projects/p1/locations/us/operations/op-9',
     usage: { input_tokens: 1000, output_tokens: 500, video_duration_seconds: 4.5 } as never,
+    usage_estimated: true,
   });
 
   beforeAll(async () => {
@@ -51,6 +52,7 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     expect(body.data).toEqual({
       request_id: plain.request_id, id: 'chatcmpl-abc', created_at: '2026-11-02T10:00:00.000Z', model: 'test/chat', provider_name: 'sim',
       api_type: 'chat', status: 'succeeded', streamed: false, cancelled: false, usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
+      usage_estimated: false,
       list_cost: '0.000200', charged_cost: '0.000200', price_factor: '1', latency_ms: 120, generation_time_ms: 100, finish_reason: 'stop', key_hash: KEY,
     });
   });
@@ -61,7 +63,7 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     // 1000 x 1 + 500 x 2 + 10,000 fee = 12,000 micros list; x 0.8 = 9,600 charged.
     expect(raw.body.data).toMatchObject({
       request_id: slashed.request_id, id: 'projects/p1/locations/us/operations/op-9', api_type: 'video', streamed: true, cancelled: true,
-      usage: { input_tokens: 1000, output_tokens: 500, video_duration_seconds: 4.5 }, list_cost: '0.012000', charged_cost: '0.009600',
+      usage: { input_tokens: 1000, output_tokens: 500, video_duration_seconds: 4.5 }, usage_estimated: true, list_cost: '0.012000', charged_cost: '0.009600',
       price_factor: '0.8', finish_reason: null,
     });
     const encoded = await get(`/v1/billing/requests/${encodeURIComponent('projects/p1/locations/us/operations/op-9')}`, 'acct_ent');

@@ -24,6 +24,8 @@ export interface LedgerEntry extends Doc {
   streamed: boolean;
   cancelled: boolean;
   finish_reason: string;
+  /** The usage is the gateway's estimate (the service died before the provider reported it). */
+  usage_estimated: boolean;
   /** The call's status (`succeeded`, `failed`), or `unpriced` when the deployment has no price. */
   status: string;
   /** The status the event reported, kept when `status` says `unpriced`. */
@@ -66,6 +68,7 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
     streamed: event.streamed,
     cancelled: event.cancelled,
     finish_reason: event.finish_reason,
+    usage_estimated: event.usage_estimated,
     status: quote.priced ? event.status : UNPRICED,
     call_status: event.status,
     usage: presentUsageFields(event.usage),

@@ -13,6 +13,7 @@ export interface RequestRecord {
   streamed: boolean;
   cancelled: boolean;
   usage: LedgerEntry['usage'];
+  usage_estimated: boolean;
   list_cost: string;
   charged_cost: string;
   price_factor: string;
@@ -39,6 +40,8 @@ export function requestRecord(entry: LedgerEntry): RequestRecord {
     streamed: entry.streamed,
     cancelled: entry.cancelled,
     usage: entry.usage,
+    // Entries recorded before the field existed hold no flag: their usage came from the provider.
+    usage_estimated: entry.usage_estimated ?? false,
     list_cost: microsToUsd(entry.list_micros),
     charged_cost: microsToUsd(entry.charged_micros),
     price_factor: factorToDecimal(entry.price_factor_ppm),

@@ -117,6 +117,7 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
     latency_ms: 120,
     generation_time_ms: 100,
     created_at_ms: Date.parse('2026-11-02T10:00:00Z'),
+    usage_estimated: false,
     ...overrides,
   };
 }

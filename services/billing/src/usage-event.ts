@@ -41,6 +41,7 @@ export const usageEventSchema = z.object({
   latency_ms: int64OrZero,
   generation_time_ms: int64OrZero,
   created_at_ms: int64OrZero,
+  usage_estimated: flag,
 });
 
 export type UsageEvent = z.infer<typeof usageEventSchema>;

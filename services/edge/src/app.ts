@@ -36,9 +36,9 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
   }, logger);
 
   const upstreams: Record<Upstream, express.RequestHandler> = {
-    inference: forwardTo(config.INFERENCE_HTTP_URL, config.BODY_LIMIT_BYTES, logger),
-    keys: forwardTo(config.KEYS_HTTP_URL, config.BODY_LIMIT_BYTES, logger),
-    billing: forwardTo(config.BILLING_HTTP_URL, config.BODY_LIMIT_BYTES, logger),
+    inference: forwardTo(config.INFERENCE_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
+    keys: forwardTo(config.KEYS_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
+    billing: forwardTo(config.BILLING_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
   };
 
   const metrics = new Metrics('edge');

@@ -20,6 +20,12 @@ export const edgeConfigSchema = z.object({
    * its deadline); never past the key's own expiry, and never after a key-change event for it. 0 disables.
    */
   AUTH_STALE_WINDOW_MS: z.coerce.number().int().min(0).default(5 * 60_000),
+  /**
+   * A service that sends nothing for this long is cut off: a stream then ends with its error event, any other
+   * answer with a 503 or a closed connection. Bounds every wait on a service that hangs; above the longest
+   * silence a working call can have (provider timeouts of 120 s, times a retry and a fallback, are 480 s).
+   */
+  UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   LOG_LEVEL: z.string().default('info'),
   ...engineEnv,
   ...identitySecretEnv,

@@ -19,6 +19,7 @@ import { NativeService } from './native/native-service';
 import { NativeTranslators } from './native/native-translators';
 import { DeploymentRouter } from './routing/deployment-router';
 import { SpendGuard } from './spend/spend-guard';
+import { OpenCallJournal } from './usage/open-call-journal';
 import { UsageRecorder } from './usage/usage-recorder';
 
 export interface InferenceDeps {
@@ -46,7 +47,13 @@ export async function startInferenceService({ config, store, bus, logger, env = 
 
   const outbox = createOutbox({ bus, store, logger });
   const publisher = createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS });
-  const chat = new ChatService({ models, router, spend, usage: new UsageRecorder(publisher), logger });
+  const journal = new OpenCallJournal({
+    store, publisher, logger, leaseMs: config.OPEN_CALL_LEASE_MS, checkpointMs: config.OPEN_CALL_CHECKPOINT_MS, sweepMs: config.OPEN_CALL_SWEEP_MS,
+  });
+  await journal.ensureIndexes();
+  journal.start();
+  const usage = new UsageRecorder(publisher, journal);
+  const chat = new ChatService({ models, router, spend, usage, logger });
   const asyncChat = await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger });
 
   const metrics = new Metrics('inference');
@@ -58,7 +65,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   app.use(modelRoutes(models));
   app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));
   const translators = new NativeTranslators();
-  const native = new NativeService({ models, router, spend, usage: new UsageRecorder(publisher), translators, logger });
+  const native = new NativeService({ models, router, spend, usage, translators, logger });
   app.use(nativeRoutes(native, logger, config.ABANDONED_STREAM_DRAIN_MS));
   app.use(asyncChat.router);
   finishHttpApp(app, logger);
@@ -75,6 +82,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
       await closeServer(server);
       // Before the publisher closes: a job finishing in the grace period still records its usage.
       await asyncChat.stop();
+      await journal.stop();
       await publisher.close();
       await outbox.close();
       billing.close();

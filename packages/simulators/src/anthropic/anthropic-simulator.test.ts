@@ -1,4 +1,4 @@
-import { SNAPSHOT_SUFFIX } from '../openai/openai-simulator';
+import { SNAPSHOT_SUFFIX, TRICKLE_INTERVAL_MS } from '../openai/openai-simulator';
 import { namedEvents as events } from '../testing/named-events';
 import { startAnthropicSimulator, type AnthropicSimulator } from './anthropic-simulator';
 
@@ -114,6 +114,16 @@ describe('Anthropic simulator', () => {
     const body = await jsonOf(res);
     expect(body).toEqual({ type: 'error', error: { type: expect.any(String), message: expect.any(String) }, request_id: expect.any(String) });
     if (status === 529) expect(body.error.type).toBe('overloaded_error');
+  });
+
+  it('streams sim-trickle one event per interval, the same sequence as any stream', async () => {
+    const started = Date.now();
+    const res = await message({ model: 'sim-trickle', stream: true });
+    const text = await res.text();
+    const names = text.split('\n\n').filter(Boolean).map((e) => e.split('\n')[0]);
+    expect(names[0]).toBe('event: message_start');
+    expect(names.at(-1)).toBe('event: message_stop');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(names.length * TRICKLE_INTERVAL_MS);
   });
 
   it('drops the connection mid-stream for sim-drop', async () => {

@@ -1,6 +1,6 @@
 import type * as http from 'node:http';
 import {
-  answerModelKnob, latencyOf, later, readBody, sendJson as sendPlainJson, serve, simulatorHandler, SNAPSHOT_SUFFIX,
+  answerModelKnob, latencyOf, later, readBody, sendJson as sendPlainJson, serve, simulatorHandler, SNAPSHOT_SUFFIX, trickle,
   type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
 import { anthropicErrorBody, encodeEvent, messageBody, messageEvents, simulatedErrorBody } from './anthropic-wire';
@@ -102,6 +102,7 @@ export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): S
         res.write(events.slice(0, EVENTS_BEFORE_DROP).join(''), () => res.destroy());
         return;
       }
+      if (model === 'sim-trickle') return trickle(res, events);
       // message_start goes out on its own (the "first byte"); the rest in one write keeps the simulator cheap.
       res.write(events[0]);
       res.end(events.slice(1).join(''));

@@ -1,4 +1,4 @@
-import { startOpenAISimulator, SNAPSHOT_SUFFIX, type OpenAISimulator } from './openai-simulator';
+import { startOpenAISimulator, SNAPSHOT_SUFFIX, TRICKLE_INTERVAL_MS, type OpenAISimulator } from './openai-simulator';
 
 const AUTH = { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
 
@@ -79,6 +79,22 @@ describe('OpenAI simulator', () => {
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Echo: hi you');
     expect(chunks.at(-2).choices[0]).toMatchObject({ delta: {}, finish_reason: 'stop' });
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } });
+  });
+
+  it('streams sim-trickle one chunk per interval, the same events as any stream', async () => {
+    const started = Date.now();
+    const res = await chat({ model: 'sim-trickle', stream: true, messages: [{ role: 'user', content: 'a b' }] });
+    const arrivals: number[] = [];
+    let text = '';
+    for await (const part of res.body!) {
+      arrivals.push(Date.now() - started);
+      text += Buffer.from(part).toString('utf8');
+    }
+    const events = dataEvents(text);
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(events.slice(0, -1).map((e) => JSON.parse(e).choices[0]?.delta.content ?? '').join('')).toBe('Echo: a b');
+    expect(arrivals.length).toBeGreaterThan(1);
+    expect(arrivals.at(-1)!).toBeGreaterThanOrEqual((events.length - 1) * TRICKLE_INTERVAL_MS);
   });
 
   it('sends no usage chunk unless include_usage is set', async () => {

@@ -1,13 +1,13 @@
 import type * as http from 'node:http';
 import {
-  answerModelKnob, latencyOf, later, readBody, sendJson, serve, simulatorHandler, SNAPSHOT_SUFFIX,
+  answerModelKnob, latencyOf, later, readBody, sendJson, serve, simulatorHandler, SNAPSHOT_SUFFIX, trickle,
   type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
 import { handleResponses } from './responses-route';
 import { answer } from './simulated-chat';
 import { chatCompletionBody, chatCompletionChunks, openAIErrorBody, simulatedErrorBody } from './openai-wire';
 
-export { SNAPSHOT_SUFFIX, type SimulatorFixture } from '../http-kit';
+export { SNAPSHOT_SUFFIX, TRICKLE_INTERVAL_MS, type SimulatorFixture } from '../http-kit';
 
 export interface OpenAISimulatorOptions extends SimulatorHandlerOptions, ListenOptions {}
 
@@ -105,6 +105,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
         // The role chunk goes out on its own (the "first token"); the rest in one write, which keeps the
         // simulator cheap under benchmark load. (res.cork() would drop writes here on Node 24.)
         const events = chatCompletionChunks(call, result, includeUsage).map((data) => `data: ${data}\n\n`);
+        if (model === 'sim-trickle') return trickle(res, [...events, 'data: [DONE]\n\n']);
         res.write(events[0]);
         res.end(events.slice(1).join('') + 'data: [DONE]\n\n');
       });

@@ -2,6 +2,7 @@ import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } 
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { H_TRACE_ID, IDENTITY_HEADER, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type Logger } from '@gw/platform';
+import { endCutResponses } from './cut-responses';
 
 /**
  * Removes every header a client must not be able to set (anything internal) and the caller's secret, then
@@ -42,17 +43,21 @@ function countBodyBytes(req: IncomingMessage, proxyReq: ClientRequest, res: Serv
   });
 }
 
-/** A streaming reverse proxy to one service over a keep-alive pool; bodies and SSE pass through as bytes. */
-export function forwardTo(target: string, bodyLimit: number, logger: Logger): RequestHandler {
+/**
+ * A streaming reverse proxy to one service over a keep-alive pool; bodies and SSE pass through as bytes.
+ * `idleTimeoutMs`: a service silent that long (no byte either way) is cut off, so no client waits forever.
+ */
+export function forwardTo(target: string, bodyLimit: number, logger: Logger, idleTimeoutMs: number): RequestHandler {
   const agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64 });
   return createProxyMiddleware({
     target,
     agent,
     changeOrigin: false,
     xfwd: false,
-    proxyTimeout: 15 * 60_000,
+    proxyTimeout: idleTimeoutMs,
     on: {
       proxyReq: (proxyReq, req, res) => countBodyBytes(req, proxyReq, res as ServerResponse, bodyLimit),
+      proxyRes: (proxyRes, req, res) => endCutResponses(proxyRes, req, res as ServerResponse, logger),
       error: (err, req, res) => {
         const traceId = String((req as IncomingMessage).headers[H_TRACE_ID] ?? '');
         logger.warn({ err: (err as Error).message, target, traceId }, 'forwarding failed');

@@ -1,4 +1,4 @@
-import { matchRoute } from './route-table';
+import { matchRoute, streamFormatOf } from './route-table';
 
 describe('matchRoute', () => {
   it.each([
@@ -50,5 +50,12 @@ describe('matchRoute', () => {
     const open = ['/v1/models', '/v1/models/x', '/v1/chat/completions', '/v1/key', '/v1/keys', '/v1/billing/balance']
       .filter((p) => matchRoute(p)?.auth !== 'required');
     expect(open).toEqual(['/v1/models', '/v1/models/x']);
+  });
+});
+
+describe('streamFormatOf', () => {
+  it('names the event format of each streaming route, and none for the rest', () => {
+    const paths = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/responses/resp_1', '/v1/async/chat/completions', '/v1/models', '/v1/billing/balance'];
+    expect(paths.map(streamFormatOf)).toEqual(['chat', 'responses', 'messages', null, null, null, null]);
   });
 });

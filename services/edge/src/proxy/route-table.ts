@@ -21,3 +21,13 @@ export function matchRoute(path: string): RouteMatch | null {
   if (path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
   return null;
 }
+
+/** The server-sent event format a route streams in, so the edge can end a cut stream in that format. */
+export type StreamFormat = 'chat' | 'responses' | 'messages';
+
+export function streamFormatOf(path: string): StreamFormat | null {
+  if (path === '/v1/chat/completions') return 'chat';
+  if (path === '/v1/responses') return 'responses';
+  if (path === '/v1/messages') return 'messages';
+  return null;
+}

@@ -10,6 +10,7 @@ import { ModelDirectory } from '../catalog/model-objects';
 import { ChatService } from '../chat/chat-service';
 import { DeploymentRouter } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
+import { OpenCallJournal } from '../usage/open-call-journal';
 import { UsageRecorder } from '../usage/usage-recorder';
 import { ChatJobStore } from './chat-job-store';
 import { ChatJobWorkerPool } from './chat-job-workers';
@@ -56,7 +57,9 @@ describe('an async chat job re-run after its worker died', () => {
     } as unknown as SpendGuard;
     chat = new ChatService({
       models: new ModelDirectory(catalog), router: new DeploymentRouter(catalog, () => provider, { SIM_KEY: 'sk-sim' }, logger),
-      spend, usage: new UsageRecorder(publisher), logger,
+      spend, logger,
+      // Not started: job runs are not streams, so the journal is never written here.
+      usage: new UsageRecorder(publisher, new OpenCallJournal({ store: t.store, publisher, logger, leaseMs: 15_000, checkpointMs: 1_000, sweepMs: 60_000 })),
     });
     jobs = new ChatJobStore(t.store);
     await jobs.ensureIndexes();

@@ -4,6 +4,7 @@ import type { CatalogModel } from '@gw/catalog';
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
+import { chatChunkChars, observed, promptChars } from '../usage/usage-estimate';
 import type { UsageRecorder } from '../usage/usage-recorder';
 import { routesHonouring, validateChatBody, validateChatForModel } from './validate-chat-request';
 
@@ -60,15 +61,24 @@ export class ChatService {
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
     await this.reserve(id, requestId, { req, model }, traceId);
     const startedAt = Date.now();
+    // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
+    const open = this.deps.usage.openStream({
+      requestId, accountId: id.accountId, keyHash: id.keyHash, model: model.id, apiType: 'chat', startedAt, promptChars: promptChars([req.messages, req.tools]),
+    });
     const { result: stream, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
-      () => this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target), serves));
+      () => this.deps.router.attempt<ChatStream>(model, async (r) => {
+        await open.sendingTo(r.providerName, r.deployment.id);
+        return r.provider.chatStream(req, r.target);
+      }, serves)).catch((err: unknown) => { open.discard(); throw err; });
+    const chunks = observed(stream.chunks, (c) => open.noteOutput(chatChunkChars(c), { providerResponseId: c.id, servedModel: c.model }));
+    // --- end open-call journal
     const firstByteAt = Date.now();
     let billed = false;
     return {
       req,
       requestId,
       includeUsage: req.stream_options?.include_usage === true,
-      chunks: stream.chunks,
+      chunks,
       finish: ({ cancelled, lastChunk }) => {
         if (billed) return;
         billed = true;
@@ -81,6 +91,7 @@ export class ChatService {
           streamed: true, cancelled, finishReason: lastChunk?.choices[0]?.finish_reason ?? '',
           usage: usage ?? {}, startedAt, firstByteAt,
         });
+        open.close();
       },
     };
   }

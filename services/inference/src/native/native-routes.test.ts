@@ -78,7 +78,10 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     const native = new NativeService({
       models: new ModelDirectory(catalog), router, translators, logger,
       spend: { reserve, releasedOnFailure: (_id: unknown, _requestId: unknown, _trace: unknown, call: () => unknown) => call(), release: () => undefined } as never,
-      usage: { record: (call: CallRecord) => { records.push(call); } } as never,
+      usage: {
+        record: (call: CallRecord) => { records.push(call); },
+        openStream: () => ({ sendingTo: async () => undefined, noteOutput: () => undefined, close: () => undefined, discard: () => undefined }),
+      } as never,
     });
     const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20, identity: new IdentityVerifier(SECRET) });
     app.use(nativeRoutes(native, logger, 5_000));

@@ -6,6 +6,7 @@ import type { ModelDirectory } from '../catalog/model-objects';
 import { validateAgainstModel } from '../chat/validate-chat-request';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
+import { nativeEventChars, observed, promptChars } from '../usage/usage-estimate';
 import type { UsageRecorder } from '../usage/usage-recorder';
 import { check, type Body } from './body-checks';
 import { NATIVE_API_RULES } from './native-api-rules';
@@ -71,13 +72,24 @@ export class NativeService {
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
     await this.reserve(c, p, requestId);
     const startedAt = Date.now();
+    // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
+    const b = p.body;
+    const open = this.deps.usage.openStream({
+      requestId, accountId: c.identity.accountId, keyHash: c.identity.keyHash, model: p.model.id, apiType: c.api, startedAt,
+      promptChars: promptChars([b.input, b.messages, b.system, b.instructions, b.tools]),
+    });
     const { result: stream, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
-      () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves));
+      () => this.deps.router.attempt(p.model, async (r) => {
+        await open.sendingTo(r.providerName, r.deployment.id);
+        return this.translator(c.api, r).stream(this.request(p, r), r.target);
+      }, p.serves)).catch((err: unknown) => { open.discard(); throw err; });
+    const events = observed(stream.events, (e) => open.noteOutput(nativeEventChars(e), { providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel() }));
+    // --- end open-call journal
     const firstByteAt = Date.now();
     let billed = false;
     return {
       requestId,
-      events: stream.events,
+      events,
       errorEvent: (err) => stream.errorEvent(err),
       finish: ({ cancelled }) => {
         if (billed) return;
@@ -88,6 +100,7 @@ export class NativeService {
           providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel(), streamed: true, cancelled,
           usage: usage ?? {}, startedAt, firstByteAt,
         });
+        open.close();
       },
     };
   }

@@ -2,6 +2,7 @@ import type { BatchingPublisher } from '@gw/bus';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
 import type { Usage } from '@gw/provider-spec';
+import type { OpenCall, OpenCallJournal, OpenCallStart } from './open-call-journal';
 
 export interface CallRecord {
   requestId: string;
@@ -26,7 +27,16 @@ export interface CallRecord {
  * unavailable bus delays the event but never loses it); billing computes the charge and settles the call's hold.
  */
 export class UsageRecorder {
-  constructor(private readonly publisher: BatchingPublisher) {}
+  constructor(private readonly publisher: BatchingPublisher, private readonly journal: OpenCallJournal) {}
+
+  /**
+   * Journals a stream (written by `sendingTo` before each provider attempt), so its usage is billed, estimated,
+   * even if this instance dies mid-stream. Close it right after recording the stream's usage; discard it when
+   * no attempt produced a stream.
+   */
+  openStream(start: OpenCallStart): OpenCall {
+    return this.journal.begin(start);
+  }
 
   record(call: CallRecord): void {
     const now = Date.now();
@@ -48,6 +58,7 @@ export class UsageRecorder {
       latency_ms: now - call.startedAt,
       generation_time_ms: now - call.firstByteAt,
       created_at_ms: call.startedAt,
+      usage_estimated: false,
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
   }

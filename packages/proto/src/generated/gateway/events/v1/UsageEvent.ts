@@ -46,6 +46,11 @@ export interface UsageEvent {
   'latency_ms'?: (number | string | Long);
   'generation_time_ms'?: (number | string | Long);
   'created_at_ms'?: (number | string | Long);
+  /**
+   * True when the service that made the call died before the provider's usage was known: the usage is the
+   * gateway's estimate of what was generated (recovered from its open-call journal).
+   */
+  'usage_estimated'?: (boolean);
 }
 
 /**
@@ -91,4 +96,9 @@ export interface UsageEvent__Output {
   'latency_ms': (number);
   'generation_time_ms': (number);
   'created_at_ms': (number);
+  /**
+   * True when the service that made the call died before the provider's usage was known: the usage is the
+   * gateway's estimate of what was generated (recovered from its open-call journal).
+   */
+  'usage_estimated': (boolean);
 }

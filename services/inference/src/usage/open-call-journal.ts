@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import type { BatchingPublisher } from '@gw/bus';
+import type { Logger } from '@gw/platform';
+import { TOPICS, type UsageEvent } from '@gw/proto';
+import type { Collection, Doc, Store } from '@gw/store';
+import { estimatedTokens } from './usage-estimate';
+
+export const OPEN_CALLS_COLLECTION = 'open_calls';
+
+/**
+ * A streamed call under way, written when its request goes to the provider (so before any byte reaches the
+ * client). Its owner renews the lease while it lives; an entry whose lease lapsed belongs to a dead instance,
+ * and any instance bills it.
+ */
+export interface OpenCallDoc extends Doc {
+  /** `_id` is the platform request id, so the recovered usage event is deduplicated by billing like any other. */
+  owner: string;
+  lease_until_ms: number;
+  account_id: string;
+  key_hash: string;
+  model: string;
+  provider: string;
+  deployment: string;
+  api_type: string;
+  started_at_ms: number;
+  /** When the request went to the provider (the last deployment tried). */
+  sent_at_ms: number;
+  prompt_tokens_estimate: number;
+  /** Generated text seen so far, as of the last checkpoint. */
+  output_chars: number;
+  provider_response_id: string;
+  served_model: string;
+  checkpoint_at_ms: number;
+}
+
+export interface OpenCallStart {
+  requestId: string;
+  accountId: string;
+  keyHash: string;
+  model: string;
+  apiType: 'chat' | 'responses' | 'messages';
+  startedAt: number;
+  promptChars: number;
+}
+
+export interface OpenCallJournalOptions {
+  store: Store;
+  /** The usage events' publisher (outbox-backed): a recovered event takes the same durable path as any other. */
+  publisher: Pick<BatchingPublisher, 'enqueue' | 'flush'>;
+  logger: Logger;
+  leaseMs: number;
+  /** At most one progress write per stream per this interval. */
+  checkpointMs: number;
+  sweepMs: number;
+  instanceId?: string;
+  now?: () => number;
+}
+
+/** Upper bound on entries one sweep recovers, so one pass never holds the store for long. */
+const SWEEP_BATCH = 100;
+
+/**
+ * The open-call journal: makes every stream durable before its provider is called, so usage is billed even
+ * when the instance streaming it dies. (Written before the provider call, not between the provider's first
+ * byte and reading it: bytes an upstream sends just before dropping would be lost while a write is awaited.)
+ * The normal path deletes the entry once the real usage event is safely in the outbox; the sweeper (in every instance) claims entries whose owner's lease lapsed with one atomic
+ * find-one-and-update, publishes a usage event estimated from the last checkpoint and marked
+ * `usage_estimated`, then deletes the entry. A claimer that dies before the delete lets its claim lapse and
+ * the entry is published again: billing is idempotent on the request id, so it is charged once.
+ */
+export class OpenCallJournal {
+  readonly instanceId: string;
+  private readonly calls: Collection<OpenCallDoc>;
+  private readonly now: () => number;
+  private readonly logger: Logger;
+  private readonly live = new Set<string>();
+  private timers: NodeJS.Timeout[] = [];
+  private running = new Set<Promise<unknown>>();
+
+  constructor(private readonly opts: OpenCallJournalOptions) {
+    this.instanceId = opts.instanceId ?? `inference-${randomUUID()}`;
+    this.calls = opts.store.collection<OpenCallDoc>(OPEN_CALLS_COLLECTION);
+    this.now = opts.now ?? Date.now;
+    this.logger = opts.logger.child({ component: 'open-call-journal' });
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.calls.ensureIndex({ fields: { lease_until_ms: 1 } });
+    await this.calls.ensureIndex({ fields: { owner: 1 } });
+  }
+
+  /**
+   * Renews this instance's leases and recovers lapsed entries, each on its own interval and never behind the
+   * other (a slow recovery must not let this instance's own leases lapse); a pass still running is not doubled.
+   */
+  start(): void {
+    const every = (ms: number, task: () => Promise<unknown>) => {
+      let pass: Promise<unknown> | null = null;
+      const timer = setInterval(() => {
+        if (pass) return;
+        pass = task().finally(() => { this.running.delete(pass!); pass = null; });
+        this.running.add(pass);
+      }, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(Math.max(1, Math.floor(this.opts.leaseMs / 3)), () => this.renewLeases());
+    every(this.opts.sweepMs, () => this.recoverLapsed());
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await Promise.all(this.running);
+  }
+
+  /** A stream about to start; nothing is written until `sendingTo` names the deployment it goes to. */
+  begin(start: OpenCallStart): OpenCall {
+    return new OpenCall(this, start);
+  }
+
+  /**
+   * @internal writes the entry (first attempt) or moves it to the next deployment (a fallback). When the store
+   * refuses, the stream still runs (a journal outage must not stop serving) but is not recoverable: logged.
+   */
+  async write(start: OpenCallStart, providerName: string, deploymentId: string, inserted: boolean): Promise<boolean> {
+    const now = this.now();
+    try {
+      if (inserted) {
+        await this.calls.updateOne({ _id: start.requestId, owner: this.instanceId }, { $set: { provider: providerName, deployment: deploymentId, sent_at_ms: now } });
+        return true;
+      }
+      await this.calls.insertOne({
+        _id: start.requestId,
+        owner: this.instanceId,
+        lease_until_ms: now + this.opts.leaseMs,
+        account_id: start.accountId,
+        key_hash: start.keyHash,
+        model: start.model,
+        provider: providerName,
+        deployment: deploymentId,
+        api_type: start.apiType,
+        started_at_ms: start.startedAt,
+        sent_at_ms: now,
+        prompt_tokens_estimate: estimatedTokens(start.promptChars),
+        output_chars: 0,
+        provider_response_id: '',
+        served_model: '',
+        checkpoint_at_ms: now,
+      });
+      this.live.add(start.requestId);
+      return true;
+    } catch (err) {
+      this.logger.warn({ err, requestId: start.requestId }, 'stream not journaled; its usage is lost if this instance dies before it ends');
+      return inserted;
+    }
+  }
+
+  /** Extends the lease of every entry this instance streams; one write, and none while nothing streams. */
+  async renewLeases(): Promise<void> {
+    if (this.live.size === 0) return;
+    try {
+      await this.calls.updateMany({ owner: this.instanceId }, { $set: { lease_until_ms: this.now() + this.opts.leaseMs } });
+    } catch (err) {
+      this.logger.warn({ err }, 'open-call leases not renewed; retrying next interval');
+    }
+  }
+
+  /** Bills, as estimated, every entry whose owner's lease lapsed. Returns how many were published. */
+  async recoverLapsed(): Promise<number> {
+    let published = 0;
+    try {
+      for (let i = 0; i < SWEEP_BATCH; i++) {
+        const now = this.now();
+        const claimed = await this.calls.findOneAndUpdate(
+          { lease_until_ms: { $lt: now } },
+          { $set: { owner: this.instanceId, lease_until_ms: now + this.opts.leaseMs } },
+        );
+        if (!claimed) break;
+        // One of this instance's own streams whose renewal was late: the claim just renewed it, nothing to bill.
+        if (this.live.has(claimed._id)) continue;
+        this.opts.publisher.enqueue(TOPICS.usage, { key: claimed.account_id, value: estimatedUsageEvent(claimed) });
+        await this.opts.publisher.flush();
+        await this.calls.deleteOne({ _id: claimed._id, owner: this.instanceId });
+        published++;
+        this.logger.info({ requestId: claimed._id, deployment: claimed.deployment }, 'billed a stream its instance left unfinished, with estimated usage');
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'open-call recovery failed; a lapsed claim is retried next interval');
+    }
+    return published;
+  }
+
+  /** @internal progress of one stream; only the owner's write lands. */
+  async checkpoint(id: string, progress: Pick<OpenCallDoc, 'output_chars' | 'provider_response_id' | 'served_model'>): Promise<void> {
+    await this.calls.updateOne({ _id: id, owner: this.instanceId }, { $set: { ...progress, checkpoint_at_ms: this.now() } });
+  }
+
+  /** @internal the real usage event was recorded (`afterFlush`: once it is durable), or nothing is to be billed. */
+  async remove(id: string, afterFlush: boolean): Promise<void> {
+    this.live.delete(id);
+    if (afterFlush) await this.opts.publisher.flush();
+    await this.calls.deleteOne({ _id: id, owner: this.instanceId });
+  }
+
+  /** @internal */
+  clock(): number {
+    return this.now();
+  }
+
+  /** @internal */
+  get checkpointMs(): number {
+    return this.opts.checkpointMs;
+  }
+
+  /** @internal */
+  warn(err: unknown, requestId: string, what: string): void {
+    this.logger.warn({ err, requestId }, what);
+  }
+}
+
+/** One journaled stream: where it was sent, what it generated (checkpointed at most once per interval). */
+export class OpenCall {
+  private written = false;
+  private outputChars = 0;
+  private providerResponseId = '';
+  private servedModel = '';
+  private lastWriteAt: number;
+  private checkpointing = false;
+  private closed = false;
+
+  constructor(private readonly journal: OpenCallJournal, private readonly start: OpenCallStart) {
+    this.lastWriteAt = journal.clock();
+  }
+
+  get requestId(): string {
+    return this.start.requestId;
+  }
+
+  /** Call right before each provider attempt; never throws, so a journal failure is never a provider failure. */
+  async sendingTo(providerName: string, deploymentId: string): Promise<void> {
+    this.written = await this.journal.write(this.start, providerName, deploymentId, this.written);
+  }
+
+  noteOutput(chars: number, ids: { providerResponseId?: string; servedModel?: string } = {}): void {
+    this.outputChars += chars;
+    if (ids.providerResponseId) this.providerResponseId = ids.providerResponseId;
+    if (ids.servedModel) this.servedModel = ids.servedModel;
+    const now = this.journal.clock();
+    if (!this.written || this.closed || this.checkpointing || now - this.lastWriteAt < this.journal.checkpointMs) return;
+    this.checkpointing = true;
+    this.lastWriteAt = now;
+    this.journal.checkpoint(this.requestId, { output_chars: this.outputChars, provider_response_id: this.providerResponseId, served_model: this.servedModel })
+      .catch((err) => this.journal.warn(err, this.requestId, 'open-call checkpoint failed'))
+      .finally(() => { this.checkpointing = false; });
+  }
+
+  /**
+   * Call right after the stream's real usage event was enqueued. Until the entry is gone the owner keeps renewing
+   * its lease, so it is never billed twice while this instance lives; if the instance dies first, billing drops
+   * the recovered duplicate by request id.
+   */
+  close(): void {
+    this.end(true);
+  }
+
+  /** No stream came of it (every attempt failed before a first byte): nothing to bill. */
+  discard(): void {
+    this.end(false);
+  }
+
+  private end(afterFlush: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.written) return;
+    this.journal.remove(this.requestId, afterFlush).catch((err) => this.journal.warn(err, this.requestId, 'open-call entry not removed; billed again only if this instance dies, and billing drops a duplicate'));
+  }
+}
+
+/** The usage event for an entry whose instance died: what the last checkpoint saw, marked as an estimate. */
+export function estimatedUsageEvent(doc: OpenCallDoc): UsageEvent {
+  const completion = estimatedTokens(doc.output_chars);
+  return {
+    request_id: doc._id,
+    account_id: doc.account_id,
+    key_hash: doc.key_hash,
+    model: doc.model,
+    provider: doc.provider,
+    deployment: doc.deployment,
+    api_type: doc.api_type,
+    provider_response_id: doc.provider_response_id,
+    served_model: doc.served_model,
+    streamed: true,
+    cancelled: false,
+    finish_reason: '',
+    status: 'failed',
+    usage: { prompt_tokens: doc.prompt_tokens_estimate, completion_tokens: completion, total_tokens: doc.prompt_tokens_estimate + completion } as UsageEvent['usage'],
+    latency_ms: Math.max(0, doc.checkpoint_at_ms - doc.started_at_ms),
+    generation_time_ms: Math.max(0, doc.checkpoint_at_ms - doc.sent_at_ms),
+    created_at_ms: doc.started_at_ms,
+    usage_estimated: true,
+  };
+}
