@@ -1,7 +1,9 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Server } from 'node:http';
-import { errorEnvelope, GatewayError, InputError, NotFoundError, PayloadTooLargeError, toGatewayError } from './errors';
+import { errorEnvelope, NotFoundError, toGatewayError, type GatewayError } from './errors';
 import type { Health } from './health';
+import { fromExpressError } from './http-errors';
+import { answerParserErrors } from './http-parser-errors';
 import { newTraceId } from './ids';
 import { H_TRACE_ID } from './identity';
 import type { Logger } from './logger';
@@ -12,6 +14,8 @@ declare global {
   namespace Express {
     interface Request {
       traceId: string;
+      /** The service's logger bound to this request's trace id; routes add `requestId` once they know it. */
+      log: Logger;
     }
   }
 }
@@ -22,6 +26,8 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** JSON body limit in bytes. */
   bodyLimitBytes: number;
+  /** One info line per request (`ACCESS_LOG`). */
+  accessLog?: boolean;
 }
 
 /**
@@ -37,9 +43,11 @@ export function createHttpApp(opts: HttpAppOptions) {
   app.use((req, res, next) => {
     const fromEdge = req.headers[H_TRACE_ID];
     req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : newTraceId();
+    req.log = opts.logger.child({ traceId: req.traceId });
     res.setHeader('x-trace-id', req.traceId);
     next();
   });
+  if (opts.accessLog) app.use(accessLog(opts.logger, (req) => req.traceId));
   if (opts.metrics) app.use(opts.metrics.httpMiddleware());
   app.get('/livez', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
@@ -63,10 +71,34 @@ export function finishHttpApp(app: express.Express, logger: Logger): void {
     throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = fromExpressError(err);
-    if (e.status >= 500) logger.error({ err, traceId: req.traceId, path: req.path }, 'request failed');
+    const e = fromExpressError(err, req);
+    logRequestError(req.log ?? logger, err, e, req.path);
     sendError(res, e, req.traceId);
   });
+}
+
+/** Our failures are errors with their stack; a caller's mistake is routine and at most a debug line. */
+export function logRequestError(logger: Logger, err: unknown, mapped: GatewayError, path: string): void {
+  if (mapped.status >= 500) logger.error({ err, path }, 'request failed');
+  else logger.debug({ status: mapped.status, code: mapped.code, param: mapped.param, path }, 'request refused');
+}
+
+/**
+ * One line per finished request: method, path (never the query, which may carry secrets), status, duration
+ * and trace id. Off by default; `ACCESS_LOG=true` turns it on.
+ */
+export function accessLog(logger: Logger, traceIdOf: (req: Request, res: Response) => string): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('close', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info({
+        method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10,
+        traceId: traceIdOf(req, res), aborted: !res.writableFinished || undefined,
+      }, 'access');
+    });
+    next();
+  };
 }
 
 export function sendError(res: Response, err: unknown, traceId: string): void {
@@ -79,19 +111,10 @@ export function sendError(res: Response, err: unknown, traceId: string): void {
   res.status(e.status).json(errorEnvelope(e, traceId));
 }
 
-/** body-parser failures arrive as plain errors with a `type`; they are the caller's fault, not ours. */
-function fromExpressError(err: unknown): GatewayError {
-  if (err instanceof GatewayError) return err;
-  const bp = err as { type?: string; status?: number };
-  if (bp?.type === 'entity.too.large') return new PayloadTooLargeError();
-  if (bp?.type === 'entity.parse.failed') return new InputError('Request body is not valid JSON', null, 'invalid_json');
-  if (bp?.type && bp.status === 400) return new InputError('Malformed request body');
-  return toGatewayError(err);
-}
-
 export function listen(app: express.Express, port: number, host = '0.0.0.0'): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    answerParserErrors(server);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
   });

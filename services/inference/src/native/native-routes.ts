@@ -27,9 +27,9 @@ export function nativeRoutes(native: NativeService, logger: Logger, drainMs: num
     requireIdentity(req);
     throw new NotImplementedError(`Unsupported: ${what} needs stored responses, and this gateway is stateless`, 'response_id');
   };
-  router.get('/v1/responses/:id', stored('retrieving a response'));
-  router.get('/v1/responses/:id/input_items', stored('listing input items'));
-  router.post('/v1/responses/:id/cancel', stored('cancelling a response'));
+  router.get('/v1/responses/:response_id', stored('retrieving a response'));
+  router.get('/v1/responses/:response_id/input_items', stored('listing input items'));
+  router.post('/v1/responses/:response_id/cancel', stored('cancelling a response'));
   return router;
 }
 
