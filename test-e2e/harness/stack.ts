@@ -214,7 +214,7 @@ async function startEmbedded(): Promise<StartedStack> {
   const sim = await startSimulators({ port: 0 });
   const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
   const env = serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), await freeServicePorts());
-  const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
+  const stack = await startLocalStack({ dataDir, env, logger: createLogger(null, 'warn') });
   return {
     mode: 'embedded',
     baseURL: `http://127.0.0.1:${stack.edge.httpPort}/v1`,

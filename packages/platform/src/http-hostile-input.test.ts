@@ -3,10 +3,9 @@ import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { deflateSync, gzipSync } from 'node:zlib';
-import pino from 'pino';
 import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen } from './http';
-import type { Logger } from './logger';
+import { createLogger, type Logger } from './logger';
 
 interface RawAnswer { status: number; headers: Record<string, string>; body: string; closed: boolean }
 
@@ -29,10 +28,10 @@ function rawRequest(port: number, bytes: string | Buffer): Promise<RawAnswer> {
 }
 
 /** Collects a logger's JSON lines so a test can assert what was logged and at which level. */
-function capturingLogger(level: pino.Level = 'debug'): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
+function capturingLogger(level = 'debug'): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
   const raw: string[] = [];
   const sink = new Writable({ write(chunk: Buffer, _enc, done) { raw.push(chunk.toString()); done(); } });
-  return { logger: pino({ level, base: { service: 'test' } }, sink), lines: () => raw.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  return { logger: createLogger('test', level, sink), lines: () => raw.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
 }
 
 describe('the HTTP shell answers hostile input in the envelope', () => {

@@ -84,8 +84,8 @@ export function logRequestError(logger: Logger, err: unknown, mapped: GatewayErr
 }
 
 /**
- * One line per finished request: method, path (never the query, which may carry secrets), status, duration
- * and trace id. Off by default; `ACCESS_LOG=true` turns it on.
+ * One line per finished request: method, path (never the query, which may carry secrets), status, duration,
+ * trace id and the call's request id when it has one. Off by default; `ACCESS_LOG=true` turns it on.
  */
 export function accessLog(logger: Logger, traceIdOf: (req: Request, res: Response) => string): RequestHandler {
   return (req, res, next) => {
@@ -94,7 +94,7 @@ export function accessLog(logger: Logger, traceIdOf: (req: Request, res: Respons
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info({
         method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10,
-        traceId: traceIdOf(req, res), aborted: !res.writableFinished || undefined,
+        traceId: traceIdOf(req, res), requestId: res.getHeader('x-request-id'), aborted: !res.writableFinished || undefined,
       }, 'access');
     });
     next();

@@ -34,7 +34,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   const billing = new BillingService(store, now);
 
   const consumer = await startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX });
-  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024 });
+  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024, accessLog: config.ACCESS_LOG });
   app.use(billingRoutes(billing));
   finishHttpApp(app, logger);
 

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { engineEnv, loadConfig, port, usdToMicros } from '@gw/platform';
+import { engineEnv, loadConfig, port, usdToMicros, bool } from '@gw/platform';
 
 /** A decimal string (or number as written in JSON) with at most 6 decimals, kept as integer millionths. */
 const millionths = (what: string) =>
@@ -56,6 +56,8 @@ export const billingConfigSchema = z.object({
   SEED_ACCOUNTS: seedAccounts,
   USAGE_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
   LOG_LEVEL: z.string().default('info'),
+  /** One log line per HTTP request (method, path, status, duration, trace id). */
+  ACCESS_LOG: bool(false),
   ...engineEnv,
 });
 

@@ -3,7 +3,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@gw/bus';
-import { closeServer, grpcClientOptions, Health, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService } from '@gw/platform';
+import { accessLog, closeServer, grpcClientOptions, Health, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService } from '@gw/platform';
 import { keysProto, TOPICS, type KeyChanged } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
@@ -42,6 +42,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(metrics.httpMiddleware());
+  if (config.ACCESS_LOG) app.use(accessLog(logger, (_req, res) => String(res.getHeader('x-trace-id') ?? '')));
   app.use(async (req, res) => {
     const traceId = newTraceId();
     res.setHeader('x-trace-id', traceId);

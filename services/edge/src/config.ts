@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engineEnv, loadConfig, port } from '@gw/platform';
+import { engineEnv, loadConfig, port, bool } from '@gw/platform';
 
 export const edgeConfigSchema = z.object({
   EDGE_PORT: port(8080),
@@ -14,6 +14,8 @@ export const edgeConfigSchema = z.object({
   /** Authenticated keys are cached this long; key-change events drop entries sooner. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.string().default('info'),
+  /** One log line per HTTP request (method, path, status, duration, trace id). */
+  ACCESS_LOG: bool(false),
   ...engineEnv,
 });
 

@@ -54,12 +54,12 @@ export async function startInferenceService({ config, store, bus, logger, env = 
 
   const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
   const metrics = new Metrics('inference');
-  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG });
   app.use(modelRoutes(models));
-  app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));
+  app.use(chatRoutes(chat, config.ABANDONED_STREAM_DRAIN_MS));
   const translators = new NativeTranslators();
   const native = new NativeService({ models, router, spend, usage: new UsageRecorder(publisher), translators, logger });
-  app.use(nativeRoutes(native, logger, config.ABANDONED_STREAM_DRAIN_MS));
+  app.use(nativeRoutes(native, config.ABANDONED_STREAM_DRAIN_MS));
   app.use(asyncChat.router);
   finishHttpApp(app, logger);
   const server = await listen(app, config.INFERENCE_HTTP_PORT);

@@ -25,7 +25,7 @@ describe('startKeysService', () => {
     const engines = await openEngines(dir.path, logger);
     const svc = await startKeysService({
       config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: billing.address, SEED_ACCOUNTS: [{ id: 'acct_seeded', management_key: ADMIN }, { id: 'acct_local' }] },
-      store: engines.store, bus: engines.bus, logger, host: '127.0.0.1', announce: (l) => announced.push(l),
+      store: engines.store, bus: engines.bus, logger, host: '127.0.0.1', announce: (l) => { announced.push(l); },
     });
     try {
       return await fn(svc);

@@ -10,15 +10,15 @@ import { startKeysGrpcServer } from './grpc-server';
 import { mountKeyRoutes } from './http-routes';
 import { KeyStore } from './key-store';
 import { BillingKeyUsage, type KeyUsageSource } from './key-usage';
-import { KeysService } from './keys-service';
+import { KeysService, type KeysServiceDeps } from './keys-service';
 
 export interface KeysServiceOptions {
-  config: Pick<KeysConfig, 'KEYS_HTTP_PORT' | 'KEYS_GRPC_PORT' | 'BILLING_GRPC_ADDR' | 'SEED_ACCOUNTS'>;
+  config: Pick<KeysConfig, 'KEYS_HTTP_PORT' | 'KEYS_GRPC_PORT' | 'BILLING_GRPC_ADDR' | 'SEED_ACCOUNTS'> & Partial<Pick<KeysConfig, 'ACCESS_LOG'>>;
   store: Store;
   bus: Bus;
   logger: Logger;
-  /** Where a bootstrap secret is shown, once; stdout unless a test captures it. */
-  announce?: (line: string) => void;
+  /** Where a generated bootstrap secret is shown, once (never the logs): a terminal or an owner-only file. */
+  announce: KeysServiceDeps['announce'];
   /** Clock, for tests of expiry. */
   now?: () => Date;
   /** Interface the servers bind to. */
@@ -36,8 +36,7 @@ export async function startKeysService(opts: KeysServiceOptions): Promise<Runnin
 
   const usage: KeyUsageSource = new BillingKeyUsage(config.BILLING_GRPC_ADDR);
   const service = new KeysService({
-    keys, usage, bus, logger, now: opts.now,
-    announce: opts.announce ?? ((line) => process.stdout.write(`${line}\n`)),
+    keys, usage, bus, logger, now: opts.now, announce: opts.announce,
   });
   let http: Server | undefined;
   let grpc: GrpcServerHandle | undefined;
@@ -45,7 +44,7 @@ export async function startKeysService(opts: KeysServiceOptions): Promise<Runnin
     await service.ensureBootstrapKeys(config.SEED_ACCOUNTS);
 
     const health = new Health().addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping());
-    const app = createHttpApp({ logger, health, metrics: new Metrics('keys'), bodyLimitBytes: BODY_LIMIT_BYTES });
+    const app = createHttpApp({ logger, health, metrics: new Metrics('keys'), bodyLimitBytes: BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG });
     mountKeyRoutes(app, service, logger, opts.now);
     finishHttpApp(app, logger);
 

@@ -25,7 +25,7 @@ describe('KeysService', () => {
   let otherAdmin: Manager;
 
   function serviceWith(usageSource = usage): KeysService {
-    return new KeysService({ keys: KeyStore.over(engines.store), usage: usageSource, bus: engines.bus, logger, announce: (l) => announced.push(l), now: clock.now });
+    return new KeysService({ keys: KeyStore.over(engines.store), usage: usageSource, bus: engines.bus, logger, announce: (l) => { announced.push(l); }, now: clock.now });
   }
 
   beforeEach(async () => {

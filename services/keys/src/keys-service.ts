@@ -33,8 +33,11 @@ export interface KeysServiceDeps {
   usage: KeyUsageSource;
   bus: Bus;
   logger: Logger;
-  /** Prints a line to the operator (stdout), outside the logs; the only place a secret is ever shown. */
-  announce: (line: string) => void;
+  /**
+   * Shows the operator a bootstrap key line, outside the logs: the only place a generated secret is ever put
+   * (the local start's own terminal, or an owner-only file for a standalone service).
+   */
+  announce: (line: string) => void | Promise<void>;
   now?: () => Date;
 }
 
@@ -121,8 +124,8 @@ export class KeysService {
         }
         throw err;
       }
-      this.deps.logger.info({ account_id: seed.id, key_hash: created.doc._id }, 'bootstrap management key created');
-      this.deps.announce(seed.management_key
+      this.deps.logger.info({ account_id: seed.id, label: created.doc.label }, 'bootstrap management key created');
+      await this.deps.announce(seed.management_key
         ? `[keys] Management key for account ${seed.id} created from SEED_ACCOUNTS (${created.doc.label}).`
         : `[keys] Management key for account ${seed.id} (shown once, store it now): ${created.secret}`);
     }

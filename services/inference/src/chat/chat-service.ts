@@ -69,7 +69,7 @@ export class ChatService {
         billed = true;
         const usage = stream.usage();
         if (!usage) {
-          this.deps.logger.error({ requestId, deployment: route.deployment.id }, 'stream ended without usage; recording zero usage');
+          this.deps.logger.error({ requestId, traceId, deployment: route.deployment.id }, 'stream ended without usage; recording zero usage');
         }
         this.bill(id, route, requestId, model.id, {
           providerResponseId: lastChunk?.id ?? '', servedModel: lastChunk?.model ?? route.target.providerModel,

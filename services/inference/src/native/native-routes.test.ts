@@ -78,7 +78,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
       usage: { record: (call: CallRecord) => { records.push(call); return 0; } } as never,
     });
     const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20 });
-    app.use(nativeRoutes(native, logger, 5_000));
+    app.use(nativeRoutes(native, 5_000));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

@@ -79,7 +79,7 @@ export class NativeService {
         if (billed) return;
         billed = true;
         const usage = stream.usage();
-        if (!usage) this.deps.logger.error({ requestId, deployment: route.deployment.id }, 'native stream ended without usage; recording zero usage');
+        if (!usage) this.deps.logger.error({ requestId, traceId: c.traceId, deployment: route.deployment.id }, 'native stream ended without usage; recording zero usage');
         this.bill(c, route, requestId, p.model.id, {
           providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel(), streamed: true, cancelled,
           usage: usage ?? {}, startedAt, firstByteAt,
