@@ -121,6 +121,22 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
     expect(reached).toEqual([]);
   });
 
+  it('answers a parser error on a kept-alive connection after an earlier response', async () => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (c: Buffer) => { text += c.toString('utf8'); });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /v1/things/first HTTP/1.1\r\nhost: x\r\n\r\n');
+    for (let i = 0; i < 200 && !text.includes('{"ok":true}'); i++) await new Promise((r) => setTimeout(r, 10));
+    socket.write(`GET /v1/things/second HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    await closed;
+    expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true);
+    const second = text.slice(text.indexOf('{"ok":true}') + '{"ok":true}'.length);
+    expect(second).toMatch(/^HTTP\/1\.1 431 /);
+    expect(second).toContain('"code":"headers_too_large"');
+    expect(reached).toEqual(['/v1/things/first']);
+  });
+
   it('logs a client mistake at debug with its trace id, and a failure of ours as an error with its stack', async () => {
     const refused = await fetch(`http://127.0.0.1:${port}/v1/models/%ZZ`);
     const failed = await fetch(`http://127.0.0.1:${port}/boom`);

@@ -10,8 +10,10 @@ import { newTraceId } from './ids';
  */
 export function answerParserErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    // A reset connection has no one to answer; a socket that already wrote bytes is mid-response.
-    if (err.code === 'ECONNRESET' || !socket.writable || (socket as { bytesWritten?: number }).bytesWritten) {
+    // A reset connection has no one to answer; while a response is being written, any other bytes would
+    // corrupt it (the condition Node itself applies before its bare answer).
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }

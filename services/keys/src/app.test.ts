@@ -56,7 +56,7 @@ describe('startKeysService', () => {
       }
       return /: (sk-gw-v1-[0-9a-f]{48})$/.exec(first.find((l) => l.includes('acct_local')) ?? '')?.[1];
     });
-    expect(first).toHaveLength(2);
+    expect(first).toHaveLength(1);
     expect(localSecret).toBeDefined();
 
     const second: string[] = [];

@@ -106,8 +106,9 @@ export class KeysService {
   }
 
   /**
-   * Gives every seed account without a management key one. A random secret is printed once to stdout;
-   * a configured secret is not printed (the operator has it). Idempotent across restarts and replicas.
+   * Gives every seed account without a management key one. A random secret is announced once (never
+   * logged); a configured one only has its masked label logged (the operator has it). Idempotent across
+   * restarts and replicas.
    */
   async ensureBootstrapKeys(seeds: SeedAccount[]): Promise<void> {
     for (const seed of seeds) {
@@ -124,10 +125,10 @@ export class KeysService {
         }
         throw err;
       }
-      this.deps.logger.info({ account_id: seed.id, label: created.doc.label }, 'bootstrap management key created');
-      await this.deps.announce(seed.management_key
-        ? `[keys] Management key for account ${seed.id} created from SEED_ACCOUNTS (${created.doc.label}).`
-        : `[keys] Management key for account ${seed.id} (shown once, store it now): ${created.secret}`);
+      this.deps.logger.info({ account_id: seed.id, label: created.doc.label, from_seed: Boolean(seed.management_key) }, 'bootstrap management key created');
+      if (!seed.management_key) {
+        await this.deps.announce(`[keys] Management key for account ${seed.id} (shown once, store it now): ${created.secret}`);
+      }
     }
   }
 
