@@ -161,11 +161,12 @@ describe('the access log', () => {
     return { captured, server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
   }
 
-  it('writes one line per request without the query string when on', async () => {
+  it('writes one line per request without the query string when on, and none for probes', async () => {
     const { captured, server, base } = await serve(true);
     try {
       const ok = await fetch(`${base}/v1/things/t1?api_key=sk-secret-in-query`);
       const missing = await fetch(`${base}/nowhere?token=sk-other-secret`);
+      expect((await fetch(`${base}/livez`)).status).toBe(200);
       await closeServer(server, 1000);
       const access = captured.lines().filter((l) => l.msg === 'access');
       expect(access).toEqual([

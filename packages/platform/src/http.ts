@@ -47,7 +47,6 @@ export function createHttpApp(opts: HttpAppOptions) {
     res.setHeader('x-trace-id', req.traceId);
     next();
   });
-  if (opts.accessLog) app.use(accessLog(opts.logger, (req) => req.traceId));
   if (opts.metrics) app.use(opts.metrics.httpMiddleware());
   app.get('/livez', (_req, res) => { res.json({ status: 'ok' }); });
   app.get('/readyz', async (_req, res) => {
@@ -61,6 +60,8 @@ export function createHttpApp(opts: HttpAppOptions) {
       res.send(await metrics.registry.metrics());
     });
   }
+  // After the probes, which would flood it; before the body parser, whose refusals it must show.
+  if (opts.accessLog) app.use(accessLog(opts.logger, (req) => req.traceId));
   app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   return app;
 }
@@ -93,7 +94,7 @@ export function accessLog(logger: Logger, traceIdOf: (req: Request, res: Respons
     res.on('close', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info({
-        method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10,
+        method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10,
         traceId: traceIdOf(req, res), requestId: res.getHeader('x-request-id'), aborted: !res.writableFinished || undefined,
       }, 'access');
     });
