@@ -20,7 +20,7 @@ export function fromExpressError(err: unknown, req: Request): GatewayError {
     case 'charset.unsupported':
       return new UnsupportedMediaTypeError('Unsupported charset in content-type; send the body as UTF-8', 'content-type', 'unsupported_charset');
     case 'encoding.unsupported':
-      return new UnsupportedMediaTypeError('Unsupported content-encoding; use gzip, deflate, br or none', 'content-encoding', 'unsupported_content_encoding');
+      return new UnsupportedMediaTypeError('Unsupported content-encoding; use gzip, deflate, br, zstd or none', 'content-encoding', 'unsupported_content_encoding');
     case 'request.size.invalid': return new InputError('Request body length does not match content-length', 'content-length', 'invalid_content_length');
     case 'request.aborted': return new InputError('Request body was aborted before it was complete', null, 'request_aborted');
     case 'entity.verify.failed': return new InputError('Request body was refused', null, 'invalid_request');

@@ -23,7 +23,8 @@ function rawRequest(port: number, bytes: string | Buffer): Promise<RawAnswer> {
       const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n'), closed: true });
     });
-    socket.write(bytes);
+    // Half-close after the bytes, as a client that sent all it had: a short body can then never complete.
+    socket.end(bytes);
   });
 }
 
@@ -109,6 +110,8 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
     ['oversized headers', 431, 'headers_too_large', null, `GET /echo HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`],
     ['a malformed request line', 400, 'malformed_http_request', null, 'THIS IS NOT HTTP\r\n\r\n'],
     ['a header with no colon', 400, 'malformed_http_request', null, 'GET /echo HTTP/1.1\r\nhost: x\r\nnot a header\r\n\r\n'],
+    ['a body shorter than its content-length', 400, 'malformed_http_request', null, 'POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n{"a"'],
+    ['a chunked body cut off mid-stream', 400, 'malformed_http_request', null, 'POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"a":\r\n'],
     ['an Expect other than 100-continue', 417, 'expectation_failed', 'expect', 'POST /echo HTTP/1.1\r\nhost: x\r\nexpect: 42-nonsense\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}'],
   ])('Node refusing %s answers %i %s in the envelope and closes', async (_what, status, code, param, bytes) => {
     const res = await rawRequest(port, bytes);
