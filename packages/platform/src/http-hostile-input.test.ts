@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { deflateSync, gzipSync } from 'node:zlib';
+import { InputError, NotImplementedError } from './errors';
 import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
@@ -50,6 +51,8 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
     app.use(jobs);
     app.post('/echo', (req, res) => { reached.push(req.path); res.json({ body: req.body }); });
     app.get('/boom', () => { throw new Error('a bug of ours'); });
+    app.post('/unsupported', () => { throw new NotImplementedError('Unsupported: stored responses', 'store'); });
+    app.post('/invalid', () => { throw new InputError('temperature must be at most 2', 'temperature'); });
     finishHttpApp(app, captured.logger);
     server = await listen(app, 0, '127.0.0.1');
     port = (server.address() as { port: number }).port;
@@ -140,14 +143,23 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
     expect(reached).toEqual(['/v1/things/first']);
   });
 
-  it('logs a client mistake at debug with its trace id, and a failure of ours as an error with its stack', async () => {
-    const refused = await fetch(`http://127.0.0.1:${port}/v1/models/%ZZ`);
+  it('logs client mistakes (400, 404, 415, 501) at debug with their trace id, and a failure of ours as an error with its stack', async () => {
+    const refused = await Promise.all([
+      fetch(`http://127.0.0.1:${port}/v1/models/%ZZ`),
+      fetch(`http://127.0.0.1:${port}/invalid`, { method: 'POST' }),
+      fetch(`http://127.0.0.1:${port}/nowhere`),
+      fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', headers: { 'content-type': 'application/json; charset=latin1' }, body: '{}' }),
+      fetch(`http://127.0.0.1:${port}/unsupported`, { method: 'POST' }),
+    ]);
+    expect(refused.map((r) => r.status)).toEqual([400, 400, 404, 415, 501]);
     const failed = await fetch(`http://127.0.0.1:${port}/boom`);
     expect(failed.status).toBe(500);
     const lines = captured.lines();
-    const refusedLines = lines.filter((l) => l.traceId === refused.headers.get('x-trace-id'));
-    expect(refusedLines).toEqual([expect.objectContaining({ level: 20, status: 400, param: 'model_id', service: 'test' })]);
-    expect(refusedLines[0]).not.toHaveProperty('err');
+    for (const res of refused) {
+      const own = lines.filter((l) => l.traceId === res.headers.get('x-trace-id'));
+      expect(own).toEqual([expect.objectContaining({ level: 20, status: res.status, service: 'test' })]);
+      expect(own[0]).not.toHaveProperty('err');
+    }
     const failedLines = lines.filter((l) => l.traceId === failed.headers.get('x-trace-id'));
     expect(failedLines).toEqual([expect.objectContaining({ level: 50, msg: 'request failed', err: expect.objectContaining({ stack: expect.stringContaining('a bug of ours') }) })]);
     expect(lines.filter((l) => (l.level as number) >= 50)).toHaveLength(1);

@@ -78,9 +78,12 @@ export function finishHttpApp(app: express.Express, logger: Logger): void {
   });
 }
 
-/** Our failures are errors with their stack; a caller's mistake is routine and at most a debug line. */
+/**
+ * Our failures are errors with their stack; a caller's mistake is routine and at most a debug line. A 501 is
+ * the caller's too: it asked for a feature this gateway does not offer.
+ */
 export function logRequestError(logger: Logger, err: unknown, mapped: GatewayError, path: string): void {
-  if (mapped.status >= 500) logger.error({ err, path }, 'request failed');
+  if (mapped.status >= 500 && mapped.status !== 501) logger.error({ err, path }, 'request failed');
   else logger.debug({ status: mapped.status, code: mapped.code, param: mapped.param, path }, 'request refused');
 }
 
