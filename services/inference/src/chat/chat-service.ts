@@ -41,8 +41,9 @@ export class ChatService {
     const { req, model } = this.prepare(body);
     await this.deps.spend.authorize(id, traceId);
     const requestId = opts.requestId ?? newRequestId();
+    const log = this.deps.logger.child({ traceId, requestId });
     const startedAt = Date.now();
-    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal));
+    const { result, route } = await this.deps.router.attempt(model, (r) => r.provider.chat(req, r.target, opts.signal), undefined, log);
     const { completion, usage } = result;
     this.bill(id, route, requestId, model.id, {
       providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,
@@ -55,8 +56,9 @@ export class ChatService {
     const { req, model } = this.prepare(body);
     await this.deps.spend.authorize(id, traceId);
     const requestId = newRequestId();
+    const log = this.deps.logger.child({ traceId, requestId });
     const startedAt = Date.now();
-    const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target));
+    const { result: stream, route } = await this.deps.router.attempt<ChatStream>(model, (r) => r.provider.chatStream(req, r.target), undefined, log);
     const firstByteAt = Date.now();
     let billed = false;
     return {
@@ -69,7 +71,7 @@ export class ChatService {
         billed = true;
         const usage = stream.usage();
         if (!usage) {
-          this.deps.logger.error({ requestId, traceId, deployment: route.deployment.id }, 'stream ended without usage; recording zero usage');
+          log.error({ deployment: route.deployment.id }, 'stream ended without usage; recording zero usage');
         }
         this.bill(id, route, requestId, model.id, {
           providerResponseId: lastChunk?.id ?? '', servedModel: lastChunk?.model ?? route.target.providerModel,

@@ -54,8 +54,9 @@ export class NativeService {
     const p = this.prepare(c);
     await this.deps.spend.authorize(c.identity, c.traceId);
     const requestId = newRequestId();
+    const log = this.deps.logger.child({ traceId: c.traceId, requestId });
     const startedAt = Date.now();
-    const { result, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves);
+    const { result, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves, log);
     this.bill(c, route, requestId, p.model.id, {
       providerResponseId: result.providerResponseId, servedModel: result.servedModel, streamed: false, cancelled: false,
       usage: result.usage, startedAt, firstByteAt: startedAt,
@@ -67,8 +68,9 @@ export class NativeService {
     const p = this.prepare(c);
     await this.deps.spend.authorize(c.identity, c.traceId);
     const requestId = newRequestId();
+    const log = this.deps.logger.child({ traceId: c.traceId, requestId });
     const startedAt = Date.now();
-    const { result: stream, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves);
+    const { result: stream, route } = await this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).stream(this.request(p, r), r.target), p.serves, log);
     const firstByteAt = Date.now();
     let billed = false;
     return {
@@ -79,7 +81,7 @@ export class NativeService {
         if (billed) return;
         billed = true;
         const usage = stream.usage();
-        if (!usage) this.deps.logger.error({ requestId, traceId: c.traceId, deployment: route.deployment.id }, 'native stream ended without usage; recording zero usage');
+        if (!usage) log.error({ deployment: route.deployment.id }, 'native stream ended without usage; recording zero usage');
         this.bill(c, route, requestId, p.model.id, {
           providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel(), streamed: true, cancelled,
           usage: usage ?? {}, startedAt, firstByteAt,
