@@ -28,9 +28,9 @@ describe('hostile HTTP through the edge gets a 4xx in the envelope and never rea
 
   /** Runs `send` and asserts the provider simulators received nothing meanwhile. */
   async function withoutUpstream(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
-    const before = stack.upstreamRequests!();
+    const before = stack.simulatorRequests!();
     const res = await send();
-    expect(stack.upstreamRequests!()).toBe(before);
+    expect(stack.simulatorRequests!()).toBe(before);
     return res;
   }
 
@@ -77,10 +77,10 @@ describe('hostile HTTP through the edge gets a 4xx in the envelope and never rea
   });
 
   it('a well-formed deflate chat call is served (the upstream counter sees real calls)', async () => {
-    const before = stack.upstreamRequests!();
+    const before = stack.simulatorRequests!();
     const res = await post('/chat/completions', { 'content-type': 'application/json', 'content-encoding': 'deflate' }, deflateSync(chat));
     expect(res.status).toBe(200);
-    expect(stack.upstreamRequests!()).toBe(before + 1);
+    expect(stack.simulatorRequests!()).toBe(before + 1);
   });
 
   it.each([
@@ -89,9 +89,9 @@ describe('hostile HTTP through the edge gets a 4xx in the envelope and never rea
     ['an Expect other than 100-continue', 417, 'expectation_failed', 'expect',
       `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nexpect: 42-nonsense\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(chat)}\r\n\r\n${chat}`],
   ])('the edge answers %s with %i in the envelope and closes', async (_what, status, code, param, bytes) => {
-    const before = stack.upstreamRequests!();
+    const before = stack.simulatorRequests!();
     const res = await rawToEdge(stack.baseURL, bytes);
-    expect(stack.upstreamRequests!()).toBe(before);
+    expect(stack.simulatorRequests!()).toBe(before);
     expect(res.headers).toContain('connection: close');
     expectEnvelope({ status: res.status, headers: new Headers(), body: JSON.parse(res.body) }, status, code, param);
   });

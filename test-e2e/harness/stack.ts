@@ -29,12 +29,12 @@ export interface TestStack {
   brokeKey: string;
   /** The bus the services use, to inject events the way a redelivery would. */
   bus: Bus;
-  /** `embedded` mode only: HTTP requests the provider simulators have received so far. */
-  upstreamRequests?: () => number;
   /** OpenAI SDK client on the edge with `key`; no retries, so every status reaches the test. */
   openai: OpenAI;
   /** Anthropic SDK client on the edge with `key` (the SDK appends /v1/messages and sends the key as x-api-key). */
   anthropic: Anthropic;
+  /** `embedded` mode only: HTTP requests the simulator has received, to show a refused call never went upstream. */
+  simulatorRequests?: () => number;
   /** `processes` mode only: kill one service's process (SIGKILL: no graceful shutdown) and start a new one. */
   processes?: {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
@@ -222,7 +222,7 @@ async function startEmbedded(): Promise<StartedStack> {
     key: s.key,
     brokeKey: s.brokeKey,
     bus: stack.bus,
-    upstreamRequests: () => sim.requests + slowSim.requests,
+    simulatorRequests: () => sim.requests,
     stop: async () => {
       await stack.stop();
       await sim.close();
