@@ -14,7 +14,7 @@ declare global {
   namespace Express {
     interface Request {
       traceId: string;
-      /** The service's logger bound to this request's trace id; routes add `requestId` once they know it. */
+      /** The service's logger bound to this request's trace id (set before the body parser and the routes); routes add `requestId` once they know it. */
       log: Logger;
     }
   }
@@ -43,7 +43,6 @@ export function createHttpApp(opts: HttpAppOptions) {
   app.use((req, res, next) => {
     const fromEdge = req.headers[H_TRACE_ID];
     req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : newTraceId();
-    req.log = opts.logger.child({ traceId: req.traceId });
     res.setHeader('x-trace-id', req.traceId);
     next();
   });
@@ -62,6 +61,11 @@ export function createHttpApp(opts: HttpAppOptions) {
   }
   // After the probes, which would flood it; before the body parser, whose refusals it must show.
   if (opts.accessLog) app.use(accessLog(opts.logger, (req) => req.traceId));
+  // Bound once the trace id is final; anything refused before this logs through the service's logger.
+  app.use((req, _res, next) => {
+    req.log = opts.logger.child({ traceId: req.traceId });
+    next();
+  });
   app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   return app;
 }
@@ -73,7 +77,7 @@ export function finishHttpApp(app: express.Express, logger: Logger): void {
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = fromExpressError(err, req);
-    logRequestError(req.log ?? logger, err, e, req.path);
+    logRequestError(req.log ?? logger.child({ traceId: req.traceId }), err, e, req.path);
     sendError(res, e, req.traceId);
   });
 }

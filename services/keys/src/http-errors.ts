@@ -14,7 +14,7 @@ export function sendKeysError(res: Response, err: GatewayError): void {
 export function keysErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const e = fromExpressError(err, req);
-    logRequestError(req.log ?? logger, err, e, req.baseUrl + req.path);
+    logRequestError(req.log ?? logger.child({ traceId: req.traceId }), err, e, req.baseUrl + req.path);
     if (res.headersSent) {
       res.end();
       return;
