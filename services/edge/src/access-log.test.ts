@@ -46,6 +46,7 @@ describe('edge access log', () => {
       config: edgeConfigSchema.parse({
         EDGE_PORT: '0', EDGE_ADMIN_PORT: '0', KEYS_GRPC_ADDR: '127.0.0.1:1',
         INFERENCE_HTTP_URL: upstreamUrl, KEYS_HTTP_URL: upstreamUrl, BILLING_HTTP_URL: upstreamUrl, ACCESS_LOG: accessLog,
+        GATEWAY_IDENTITY_SECRET: 'edge-access-log-test-identity-secret-0123456789',
       }),
       bus, logger,
     });

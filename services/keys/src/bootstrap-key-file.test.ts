@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '@gw/platform';
 import { startKeysService } from './app';
 import { writeToOwnerOnlyFile } from './bootstrap-key-file';
-import { bootstrapKeyFile } from './config';
+import { bootstrapKeyFile, keysConfigSchema } from './config';
 import { openEngines, startBillingStub, tempDir, type BillingStub } from './test-support';
 
 /** Every line a logger wrote, as text, to search for what must never be there. */
@@ -38,10 +38,13 @@ describe('bootstrap management keys of a standalone keys service', () => {
     const file = join(dir.path, 'data', 'keys', 'bootstrap-management-keys.txt');
     const logs = capturingLogger();
     const engines = await openEngines(join(dir.path, 'store'), logs.logger);
+    // From the environment, as main.ts reads it (an identity secret where the platform asks for one).
+    const config = keysConfigSchema.parse({
+      KEYS_HTTP_PORT: '0', KEYS_GRPC_PORT: '0', BILLING_GRPC_ADDR: billing.address, SEED_ACCOUNTS: '[{"id":"acct_generated"}]',
+      GATEWAY_IDENTITY_SECRET: 'bootstrap-key-file-test-identity-secret-0123456789',
+    });
     const svc = await startKeysService({
-      config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: billing.address, SEED_ACCOUNTS: [{ id: 'acct_generated' }] },
-      store: engines.store, bus: engines.bus, logger: logs.logger, host: '127.0.0.1',
-      announce: writeToOwnerOnlyFile(file, logs.logger),
+      config, store: engines.store, bus: engines.bus, logger: logs.logger, announce: writeToOwnerOnlyFile(file, logs.logger),
     });
     try {
       const secret = SECRET_LINE.exec(await readFile(file, 'utf8'))?.[1];
