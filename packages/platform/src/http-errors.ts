@@ -9,7 +9,7 @@ import { GatewayError, InputError, PayloadTooLargeError, toGatewayError, Unsuppo
  */
 export function fromExpressError(err: unknown, req: Request): GatewayError {
   if (err instanceof GatewayError) return err;
-  const e = err as { type?: string; status?: number; errno?: unknown };
+  const e = err as { type?: string; status?: number; errno?: unknown; expose?: unknown };
   if (err instanceof URIError && e.status === 400) {
     const param = pathParamAtFault(req);
     return new InputError(`Path parameter${param ? ` '${param}'` : ''} is not validly percent-encoded`, param, 'invalid_path_parameter');
@@ -32,6 +32,10 @@ export function fromExpressError(err: unknown, req: Request): GatewayError {
   // A body that does not decompress (gzip, deflate or br of garbage): body-parser passes zlib's error on as a 400.
   if (e?.status === 400 && typeof e.errno === 'number' && (req.headers['content-encoding'] ?? 'identity') !== 'identity') {
     return new InputError('Request body does not match its content-encoding', 'content-encoding', 'invalid_content_encoding');
+  }
+  // Any other refusal the express stack marks as the client's (http-errors: 4xx, `expose`) keeps its status.
+  if (e?.expose === true && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new GatewayError('The request was refused', e.status, 'invalid_request_error', 'invalid_request');
   }
   return toGatewayError(err);
 }
