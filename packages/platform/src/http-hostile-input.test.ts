@@ -8,7 +8,7 @@ import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
 
-interface RawAnswer { status: number; headers: Record<string, string>; body: string; closed: boolean }
+interface RawAnswer { status: number; headers: Record<string, string>; body: string }
 
 /** Sends bytes as they are (no client library fixes them up) and reads the answer until the server closes. */
 function rawRequest(port: number, bytes: string | Buffer): Promise<RawAnswer> {
@@ -22,7 +22,7 @@ function rawRequest(port: number, bytes: string | Buffer): Promise<RawAnswer> {
       const [head, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...headerLines] = head.split('\r\n');
       const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n'), closed: true });
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
     // Half-close after the bytes, as a client that sent all it had: a short body can then never complete.
     socket.end(bytes);
