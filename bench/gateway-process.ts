@@ -15,7 +15,7 @@ const STOP_TIMEOUT_MS = 15_000;
 async function main(): Promise<void> {
   const dataDir = process.env.DATA_DIR;
   if (!dataDir) throw new Error('DATA_DIR must be set (the benchmark passes a temp dir)');
-  const logger = createLogger('gateway', process.env.LOG_LEVEL ?? 'warn');
+  const logger = createLogger(null, process.env.LOG_LEVEL ?? 'warn');
   const stack = await startLocalStack({ dataDir, env: process.env, logger });
 
   let stopping = false;

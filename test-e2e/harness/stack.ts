@@ -296,7 +296,7 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   const ports = await freeServicePorts();
   const identitySecret = randomBytes(32).toString('hex');
   const env = { ...serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), ports, identitySecret), ...opts.env };
-  const stack = await startLocalStack({ dataDir, env, logger: createLogger('e2e', 'warn') });
+  const stack = await startLocalStack({ dataDir, env, logger: createLogger(null, 'warn') });
   await waitFor('consumers joined', async () => (await Promise.all(stack.services.map((svc) => svc.health.report()))).every((r) => r.ready && r.degraded.length === 0), 30_000);
   return {
     mode: 'embedded',

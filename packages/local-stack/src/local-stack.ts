@@ -13,6 +13,7 @@ export interface LocalStackOptions {
   dataDir: string;
   /** Environment the services read their configuration from (ports, seeds, catalogue). */
   env: NodeJS.ProcessEnv;
+  /** A logger naming no service (`createLogger(null)`): each service binds its own name once. */
   logger: Logger;
   /** Start the provider simulators (every format on this one port) the default catalogue routes its simulated models to. */
   simulatorPort?: number;
@@ -36,7 +37,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const env: NodeJS.ProcessEnv = { ...opts.env, GATEWAY_IDENTITY_SECRET: opts.env.GATEWAY_IDENTITY_SECRET || randomBytes(48).toString('base64url') };
   const stores: Store[] = [];
   const openStore = (name: string) => {
-    const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name) });
+    const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name) }, logger.child({ service: name, component: 'store' }));
     stores.push(s);
     return s;
   };
@@ -44,7 +45,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const simulator = opts.simulatorPort !== undefined ? await startSimulators({ port: opts.simulatorPort }) : null;
 
   const billing = await startBillingService({ config: loadBillingConfig(env), store: openStore('billing'), bus, logger: logger.child({ service: 'billing' }) });
-  const keys = await startKeysService({ config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }) });
+  // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
+  const keys = await startKeysService({
+    config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
+    announce: (line) => { process.stdout.write(`${line}\n`); },
+  });
   const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
   const edge = await startEdge({ config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }) });
   const services = [edge, inference, keys, billing];

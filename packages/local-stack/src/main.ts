@@ -8,12 +8,12 @@ import { startLocalStack } from './local-stack';
  * first call works offline.
  */
 async function main() {
-  const logger = createLogger('gateway', process.env.LOG_LEVEL ?? 'warn');
+  const logger = createLogger(null, process.env.LOG_LEVEL ?? 'warn');
   const root = path.resolve(__dirname, '../../..');
   const env: NodeJS.ProcessEnv = { SIMULATOR_API_KEY: 'local-simulator', ...process.env };
   const dataDir = path.resolve(env.DATA_DIR ?? path.join(root, 'data'));
   const stack = await startLocalStack({ dataDir, env, logger, simulatorPort: Number(env.SIMULATOR_PORT ?? 4010) });
-  installShutdown(logger, [{ name: 'stack', run: () => stack.stop() }]);
+  installShutdown(logger.child({ service: 'local-stack' }), [{ name: 'stack', run: () => stack.stop() }]);
   const base = `http://127.0.0.1:${stack.edge.httpPort}/v1`;
   process.stdout.write([
     '',

@@ -57,6 +57,11 @@ export class PayloadTooLargeError extends GatewayError {
     super(message, 413, 'invalid_request_error', 'payload_too_large');
   }
 }
+export class UnsupportedMediaTypeError extends GatewayError {
+  constructor(message: string, param: string | null, code = 'unsupported_media_type') {
+    super(message, 415, 'invalid_request_error', code, param);
+  }
+}
 export class RateLimitError extends GatewayError {
   constructor(message = 'Rate limit exceeded', retryAfterSeconds?: number) {
     super(message, 429, 'rate_limit_error', 'rate_limit_exceeded', null,
@@ -114,6 +119,7 @@ const HTTP_TO_GRPC: Record<number, grpc.status> = {
   404: grpc.status.NOT_FOUND,
   409: grpc.status.ALREADY_EXISTS,
   413: grpc.status.RESOURCE_EXHAUSTED,
+  415: grpc.status.INVALID_ARGUMENT,
   429: grpc.status.RESOURCE_EXHAUSTED,
   501: grpc.status.UNIMPLEMENTED,
   502: grpc.status.UNAVAILABLE,

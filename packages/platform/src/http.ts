@@ -1,7 +1,9 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Server } from 'node:http';
-import { AuthenticationError, errorEnvelope, GatewayError, InputError, NotFoundError, PayloadTooLargeError, toGatewayError } from './errors';
+import { AuthenticationError, errorEnvelope, NotFoundError, toGatewayError, type GatewayError } from './errors';
 import type { Health } from './health';
+import { fromExpressError } from './http-errors';
+import { answerParserErrors } from './http-parser-errors';
 import { newTraceId } from './ids';
 import { H_TRACE_ID, type Identity } from './identity';
 import { IDENTITY_HEADER, type IdentityVerifier } from './identity-token';
@@ -15,6 +17,8 @@ declare global {
       traceId: string;
       /** The verified identity of the caller; null on an anonymous route (and before verification). */
       identity: Identity | null;
+      /** The service's logger bound to this request's trace id (set before the body parser and the routes); routes add `requestId` once they know it. */
+      log: Logger;
     }
   }
 }
@@ -30,6 +34,8 @@ export interface HttpAppOptions {
    * only tests of the shell itself leave it out.
    */
   identity?: IdentityVerifier;
+  /** One info line per request (`ACCESS_LOG`). */
+  accessLog?: boolean;
 }
 
 /**
@@ -62,7 +68,15 @@ export function createHttpApp(opts: HttpAppOptions) {
       res.send(await metrics.registry.metrics());
     });
   }
+  // After the probes, which would flood it; before identity and the body parser, whose refusals it must show.
+  // The trace id is read when the request ends, so it is the verified one.
+  if (opts.accessLog) app.use(accessLog(opts.logger, (req) => req.traceId));
   if (opts.identity) app.use(verifyIdentity(opts.identity));
+  // Bound once the trace id is final; anything refused before this logs through the service's logger.
+  app.use((req, _res, next) => {
+    req.log = opts.logger.child({ traceId: req.traceId });
+    next();
+  });
   app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   return app;
 }
@@ -93,10 +107,37 @@ export function finishHttpApp(app: express.Express, logger: Logger): void {
     throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = fromExpressError(err);
-    if (e.status >= 500) logger.error({ err, traceId: req.traceId, path: req.path }, 'request failed');
+    const e = fromExpressError(err, req);
+    logRequestError(req.log ?? logger.child({ traceId: req.traceId }), err, e, req.path);
     sendError(res, e, req.traceId);
   });
+}
+
+/**
+ * Our failures are errors with their stack; a caller's mistake is routine and at most a debug line. A 501 is
+ * the caller's too: it asked for a feature this gateway does not offer.
+ */
+export function logRequestError(logger: Logger, err: unknown, mapped: GatewayError, path: string): void {
+  if (mapped.status >= 500 && mapped.status !== 501) logger.error({ err, path }, 'request failed');
+  else logger.debug({ status: mapped.status, code: mapped.code, param: mapped.param, path }, 'request refused');
+}
+
+/**
+ * One line per finished request: method, path (never the query, which may carry secrets), status, duration,
+ * trace id and the call's request id when it has one. Off by default; `ACCESS_LOG=true` turns it on.
+ */
+export function accessLog(logger: Logger, traceIdOf: (req: Request, res: Response) => string): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('close', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info({
+        method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10,
+        traceId: traceIdOf(req, res), requestId: res.getHeader('x-request-id'), aborted: !res.writableFinished || undefined,
+      }, 'access');
+    });
+    next();
+  };
 }
 
 export function sendError(res: Response, err: unknown, traceId: string): void {
@@ -109,19 +150,10 @@ export function sendError(res: Response, err: unknown, traceId: string): void {
   res.status(e.status).json(errorEnvelope(e, traceId));
 }
 
-/** body-parser failures arrive as plain errors with a `type`; they are the caller's fault, not ours. */
-function fromExpressError(err: unknown): GatewayError {
-  if (err instanceof GatewayError) return err;
-  const bp = err as { type?: string; status?: number };
-  if (bp?.type === 'entity.too.large') return new PayloadTooLargeError();
-  if (bp?.type === 'entity.parse.failed') return new InputError('Request body is not valid JSON', null, 'invalid_json');
-  if (bp?.type && bp.status === 400) return new InputError('Malformed request body');
-  return toGatewayError(err);
-}
-
 export function listen(app: express.Express, port: number, host = '127.0.0.1'): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    answerParserErrors(server);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
   });

@@ -3,6 +3,7 @@ export * from './errors';
 export * from './grpc';
 export * from './health';
 export * from './http';
+export { fromExpressError } from './http-errors';
 export * from './identity';
 export * from './identity-token';
 export * from './grpc-auth';

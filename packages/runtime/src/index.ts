@@ -13,7 +13,7 @@ export interface Engines extends Closeable {
 
 /** Opens the store and bus a service's configuration selects (the embedded bus lives in the store). */
 export async function openEngines(cfg: EngineConfig, clientId: string, logger: Logger): Promise<Engines> {
-  const store = createStore(cfg.store);
+  const store = createStore(cfg.store, logger);
   const bus = cfg.bus.engine === 'kafka'
     ? createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId, namespace: cfg.bus.namespace }, logger)
     : createBus({ engine: 'embedded', store }, logger);

@@ -1,16 +1,17 @@
 import { createEmbeddedStore } from './embedded';
 import { createMongoStore } from './mongo';
+import type { Logger } from '@gw/platform';
 import type { Store } from './port';
 
 export type StoreConfig = { engine: 'embedded'; dataDir: string } | { engine: 'mongo'; url: string };
 
 /** The store the configuration names; repository code sees only the `Store` port. */
-export function createStore(cfg: StoreConfig): Store {
+export function createStore(cfg: StoreConfig, logger?: Logger): Store {
   switch (cfg.engine) {
     case 'embedded':
-      return createEmbeddedStore({ dataDir: cfg.dataDir });
+      return createEmbeddedStore({ dataDir: cfg.dataDir, logger });
     case 'mongo':
-      return createMongoStore({ url: cfg.url });
+      return createMongoStore({ url: cfg.url, logger });
     default:
       throw new Error(`Unknown store engine '${(cfg as { engine?: unknown }).engine}'`);
   }

@@ -49,7 +49,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   const verifier = new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET);
   const apiKeys = new KeysApiKeyAccounts(config.KEYS_GRPC_ADDR);
   const auth = new GrpcCallAuthenticator(verifier, apiKeys);
-  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024, identity: verifier });
+  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: 64 * 1024, identity: verifier, accessLog: config.ACCESS_LOG });
   app.use(billingRoutes(billing));
   finishHttpApp(app, logger);
 

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { bindHostEnv, engineEnv, identitySecretEnv, loadConfig, port, usdToMicros } from '@gw/platform';
+import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port, usdToMicros } from '@gw/platform';
 
 /** A decimal string (or number as written in JSON) with at most 6 decimals, kept as integer millionths. */
 const millionths = (what: string) =>
@@ -63,6 +63,8 @@ export const billingConfigSchema = z.object({
   SPEND_HOLD_TTL_MS: z.coerce.number().int().positive().default(60 * 60_000),
   SPEND_HOLD_SWEEP_MS: z.coerce.number().int().positive().default(60_000),
   LOG_LEVEL: z.string().default('info'),
+  /** One log line per HTTP request (method, path, status, duration, trace id). */
+  ACCESS_LOG: bool(false),
   ...engineEnv,
   ...identitySecretEnv,
   ...bindHostEnv,

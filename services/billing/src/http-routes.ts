@@ -1,17 +1,15 @@
 import { Router, type Request } from 'express';
-import { InputError, requireIdentity as identityOf } from '@gw/platform';
+import { requireIdentity as identityOf } from '@gw/platform';
 import type { BillingService } from './billing-service';
 
 const REQUESTS_PREFIX = '/v1/billing/requests/';
 
-/** The rest of the path after the prefix, decoded, so provider ids containing slashes (raw or %2F) resolve. */
+/**
+ * The rest of the path after the prefix, decoded, so provider ids containing slashes (raw or %2F) resolve.
+ * The router has already refused a path that does not decode (400 naming `request_id`).
+ */
 function lookupId(req: Request): string {
-  const raw = req.path.slice(REQUESTS_PREFIX.length);
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new InputError('The request id is not validly URL-encoded', 'request_id');
-  }
+  return decodeURIComponent(req.path.slice(REQUESTS_PREFIX.length));
 }
 
 export function billingRoutes(billing: BillingService): Router {
@@ -20,7 +18,7 @@ export function billingRoutes(billing: BillingService): Router {
     const { accountId } = identityOf(req);
     res.json({ data: await billing.balanceUsd(accountId) });
   });
-  router.get('/v1/billing/requests/*id', async (req, res) => {
+  router.get('/v1/billing/requests/*request_id', async (req, res) => {
     const { accountId } = identityOf(req);
     res.json({ data: await billing.requestRecord(accountId, lookupId(req)) });
   });

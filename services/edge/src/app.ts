@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type Bus } from '@gw/bus';
 import {
-  closeServer, grpcClientOptions, grpcServingCheck, Health, IdentitySigner, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService,
+  accessLog, closeServer, grpcClientOptions, grpcServingCheck, Health, IdentitySigner, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService,
 } from '@gw/platform';
 import { keysProto, TOPICS, type KeyChanged } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
@@ -46,6 +46,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(metrics.httpMiddleware());
+  if (config.ACCESS_LOG) app.use(accessLog(logger, (_req, res) => String(res.getHeader('x-trace-id') ?? '')));
   app.use(async (req, res) => {
     const traceId = newTraceId();
     res.setHeader('x-trace-id', traceId);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bindHostEnv, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
+import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
 export const edgeConfigSchema = z.object({
   EDGE_PORT: port(8080),
@@ -27,6 +27,8 @@ export const edgeConfigSchema = z.object({
    */
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   LOG_LEVEL: z.string().default('info'),
+  /** One log line per HTTP request (method, path, status, duration, trace id). */
+  ACCESS_LOG: bool(false),
   ...engineEnv,
   ...identitySecretEnv,
   /** The admin port's interface (probes, /metrics). */

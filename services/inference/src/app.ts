@@ -61,12 +61,14 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   const health = new Health({ logger, metrics })
     .addCheck('store', () => store.ping())
     .addCheck('bus', () => bus.ping(), 'degraded');
-  const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET) });
+  const app = createHttpApp({
+    logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET), accessLog: config.ACCESS_LOG,
+  });
   app.use(modelRoutes(models));
-  app.use(chatRoutes(chat, logger, config.ABANDONED_STREAM_DRAIN_MS));
+  app.use(chatRoutes(chat, config.ABANDONED_STREAM_DRAIN_MS));
   const translators = new NativeTranslators();
   const native = new NativeService({ models, router, spend, usage, translators, logger });
-  app.use(nativeRoutes(native, logger, config.ABANDONED_STREAM_DRAIN_MS));
+  app.use(nativeRoutes(native, config.ABANDONED_STREAM_DRAIN_MS));
   app.use(asyncChat.router);
   finishHttpApp(app, logger);
   const server = await listen(app, config.INFERENCE_HTTP_PORT, config.BIND_HOST);

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { bindHostEnv, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
+import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
 export const inferenceConfigSchema = z.object({
   INFERENCE_HTTP_PORT: port(8083),
@@ -36,6 +36,8 @@ export const inferenceConfigSchema = z.object({
   /** On shutdown, running jobs get this long to finish before they are aborted and their leases released. */
   ASYNC_CHAT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.string().default('info'),
+  /** One log line per HTTP request (method, path, status, duration, trace id). */
+  ACCESS_LOG: bool(false),
   ...engineEnv,
   ...identitySecretEnv,
   ...bindHostEnv,

@@ -10,15 +10,16 @@ import { startKeysGrpcServer } from './grpc-server';
 import { mountKeyRoutes } from './http-routes';
 import { KeyStore } from './key-store';
 import { BillingKeyUsage, type KeyUsageSource } from './key-usage';
-import { KeysService } from './keys-service';
+import { KeysService, type KeysServiceDeps } from './keys-service';
 
 export interface KeysServiceOptions {
-  config: Pick<KeysConfig, 'KEYS_HTTP_PORT' | 'KEYS_GRPC_PORT' | 'BILLING_GRPC_ADDR' | 'SEED_ACCOUNTS' | 'GATEWAY_IDENTITY_SECRET' | 'BIND_HOST'>;
+  config: Pick<KeysConfig, 'KEYS_HTTP_PORT' | 'KEYS_GRPC_PORT' | 'BILLING_GRPC_ADDR' | 'SEED_ACCOUNTS' | 'GATEWAY_IDENTITY_SECRET' | 'BIND_HOST'>
+    & Partial<Pick<KeysConfig, 'ACCESS_LOG'>>;
   store: Store;
   bus: Bus;
   logger: Logger;
-  /** Where a bootstrap secret is shown, once; stdout unless a test captures it. */
-  announce?: (line: string) => void;
+  /** Where a generated bootstrap secret is shown, once (never the logs): a terminal or an owner-only file. */
+  announce: KeysServiceDeps['announce'];
   /** Clock, for tests of expiry. */
   now?: () => Date;
 }
@@ -34,8 +35,7 @@ export async function startKeysService(opts: KeysServiceOptions): Promise<Runnin
 
   const usage: KeyUsageSource = new BillingKeyUsage(config.BILLING_GRPC_ADDR, new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'keys'));
   const service = new KeysService({
-    keys, usage, bus, logger, now: opts.now,
-    announce: opts.announce ?? ((line) => process.stdout.write(`${line}\n`)),
+    keys, usage, bus, logger, now: opts.now, announce: opts.announce,
   });
   let http: Server | undefined;
   let grpc: GrpcServerHandle | undefined;
@@ -45,7 +45,9 @@ export async function startKeysService(opts: KeysServiceOptions): Promise<Runnin
     const metrics = new Metrics('keys');
     // Without the bus a key change is still saved; edge caches then drop it by their TTL instead of at once.
     const health = new Health({ logger, metrics }).addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping(), 'degraded');
-    const app = createHttpApp({ logger, health, metrics, bodyLimitBytes: BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET) });
+    const app = createHttpApp({
+      logger, health, metrics, bodyLimitBytes: BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET), accessLog: config.ACCESS_LOG,
+    });
     mountKeyRoutes(app, service, logger, opts.now);
     finishHttpApp(app, logger);
 

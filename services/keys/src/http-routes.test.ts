@@ -143,11 +143,16 @@ describe('key HTTP routes', () => {
     expect(await call('GET', '/v1/keys?include_disabled=true', { as: ADMIN })).toEqual(before);
   });
 
-  it('names the param of bad list queries and of unparseable bodies', async () => {
+  it('names the param of bad list queries; an unparseable body is a 400 in the key shape', async () => {
     expect((await call('GET', '/v1/keys?offset=-1', { as: ADMIN })).body.error).toMatchObject({ code: 400, param: 'offset' });
     expect((await call('GET', '/v1/keys?include_disabled=maybe', { as: ADMIN })).body.error).toMatchObject({ code: 400, param: 'include_disabled' });
     const broken = await call('POST', '/v1/keys', { as: ADMIN, rawBody: '{"name":' });
-    expect(broken).toEqual({ status: 400, body: { error: { code: 400, message: 'Request body is not valid JSON', param: 'body' } } });
+    expect(broken).toEqual({ status: 400, body: { error: { code: 400, message: 'Request body is not valid JSON', param: null } } });
+  });
+
+  it.each(['PATCH', 'DELETE'])('%s of a hash that is not validly percent-encoded is a 400 naming hash', async (method) => {
+    const res = await call(method, '/v1/keys/%ZZ', { as: ADMIN, body: { disabled: true } });
+    expect(res).toEqual({ status: 400, body: { error: { code: 400, message: expect.any(String), param: 'hash' } } });
   });
 
   it('publishes KeyChanged for PATCH and DELETE', async () => {

@@ -33,8 +33,11 @@ export interface KeysServiceDeps {
   usage: KeyUsageSource;
   bus: Bus;
   logger: Logger;
-  /** Prints a line to the operator (stdout), outside the logs; the only place a secret is ever shown. */
-  announce: (line: string) => void;
+  /**
+   * Shows the operator a bootstrap key line, outside the logs: the only place a generated secret is ever put
+   * (the local start's own terminal, or an owner-only file for a standalone service).
+   */
+  announce: (line: string) => void | Promise<void>;
   now?: () => Date;
 }
 
@@ -103,8 +106,9 @@ export class KeysService {
   }
 
   /**
-   * Gives every seed account without a management key one. A random secret is printed once to stdout;
-   * a configured secret is not printed (the operator has it). Idempotent across restarts and replicas.
+   * Gives every seed account without a management key one. A random secret is announced once (never
+   * logged); a configured one only has its masked label logged (the operator has it). Idempotent across
+   * restarts and replicas.
    */
   async ensureBootstrapKeys(seeds: SeedAccount[]): Promise<void> {
     for (const seed of seeds) {
@@ -121,10 +125,10 @@ export class KeysService {
         }
         throw err;
       }
-      this.deps.logger.info({ account_id: seed.id, key_hash: created.doc._id }, 'bootstrap management key created');
-      this.deps.announce(seed.management_key
-        ? `[keys] Management key for account ${seed.id} created from SEED_ACCOUNTS (${created.doc.label}).`
-        : `[keys] Management key for account ${seed.id} (shown once, store it now): ${created.secret}`);
+      this.deps.logger.info({ account_id: seed.id, label: created.doc.label, from_seed: Boolean(seed.management_key) }, 'bootstrap management key created');
+      if (!seed.management_key) {
+        await this.deps.announce(`[keys] Management key for account ${seed.id} (shown once, store it now): ${created.secret}`);
+      }
     }
   }
 

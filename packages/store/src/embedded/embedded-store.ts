@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createLogger } from '@gw/platform';
+import { createLogger, type Logger } from '@gw/platform';
 import type { Collection, Doc, Store } from '../port';
 import { Datafile } from './datafile';
 import { EmbeddedCollection } from './embedded-collection';
@@ -11,6 +11,8 @@ export interface EmbeddedStoreConfig {
   dataDir: string;
   /** How often each loaded datafile is compacted (NeDB appends every change); default 10 minutes. */
   compactionIntervalMs?: number;
+  /** The owning service's logger; the store's lines add only `component`. */
+  logger?: Logger;
 }
 
 const COLLECTION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -23,12 +25,13 @@ class EmbeddedStore implements Store {
   readonly engine = 'embedded';
   private readonly dataDir: string;
   private readonly compactionIntervalMs: number;
-  private readonly log = createLogger('store-embedded');
+  private readonly log: Logger;
   private readonly collections = new Map<string, { file: Datafile; collection: EmbeddedCollection<Doc> }>();
   private closed = false;
 
   constructor(cfg: EmbeddedStoreConfig) {
     this.dataDir = resolve(cfg.dataDir);
+    this.log = (cfg.logger ?? createLogger(null)).child({ component: 'store-embedded' });
     this.compactionIntervalMs = Math.max(cfg.compactionIntervalMs ?? 10 * 60_000, 5_000);
   }
 

@@ -1,5 +1,5 @@
 import mongoose, { type mongo } from 'mongoose';
-import { createLogger } from '@gw/platform';
+import { createLogger, type Logger } from '@gw/platform';
 import type { Collection, Doc, Store } from '../port';
 import { MongoCollection } from './mongo-collection';
 
@@ -8,6 +8,8 @@ export interface MongoStoreConfig {
   url: string;
   /** How long `ping()` waits for an answer; default 2 s. */
   pingTimeoutMs?: number;
+  /** The owning service's logger; the store's lines add only `component`. */
+  logger?: Logger;
 }
 
 /** Settles with `fallback` after `ms` if `promise` has not settled; the late outcome is ignored. */
@@ -25,7 +27,7 @@ function withTimeout<V>(promise: Promise<V>, ms: number, fallback: V): Promise<V
  */
 class MongoStore implements Store {
   readonly engine = 'mongo';
-  private readonly log = createLogger('store-mongo');
+  private readonly log: Logger;
   private readonly connection = mongoose.createConnection();
   private readonly url: string;
   private readonly pingTimeoutMs: number;
@@ -34,6 +36,7 @@ class MongoStore implements Store {
 
   constructor(cfg: MongoStoreConfig) {
     this.url = cfg.url;
+    this.log = (cfg.logger ?? createLogger(null)).child({ component: 'store-mongo' });
     this.pingTimeoutMs = cfg.pingTimeoutMs ?? 2_000;
     // Without a listener, a connection 'error' event would be thrown as an uncaught exception.
     this.connection.on('error', (err: unknown) => {

@@ -8,11 +8,11 @@ export function asyncChatRoutes(service: AsyncChatService): Router {
   router.post('/v1/async/chat/completions', async (req, res) => {
     res.json(await service.submit(req.body, identityOf(req), req.traceId));
   });
-  router.get('/v1/async/chat/completions/:jobId', async (req, res) => {
-    res.json(await service.get(req.params.jobId, identityOf(req)));
+  router.get('/v1/async/chat/completions/:job_id', async (req, res) => {
+    res.json(await service.get(req.params.job_id, identityOf(req)));
   });
-  router.post('/v1/async/chat/completions/:jobId/cancel', async (req, res) => {
-    res.json(await service.cancel(req.params.jobId, identityOf(req)));
+  router.post('/v1/async/chat/completions/:job_id/cancel', async (req, res) => {
+    res.json(await service.cancel(req.params.job_id, identityOf(req)));
   });
   return router;
 }

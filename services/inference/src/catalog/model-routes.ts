@@ -8,8 +8,8 @@ export function modelRoutes(models: ModelDirectory): Router {
   router.get('/v1/models', (_req, res) => {
     res.type('application/json').send(models.listJson);
   });
-  router.get('/v1/models/*modelId', (req, res) => {
-    const parts = (req.params as { modelId: string[] }).modelId;
+  router.get('/v1/models/*model_id', (req, res) => {
+    const parts = (req.params as { model_id: string[] }).model_id;
     const id = parts.join('/');
     const entry = models.get(id);
     if (!entry) throw new NotFoundError(`Model '${id}' not found`, 'model_id', 'model_not_found');

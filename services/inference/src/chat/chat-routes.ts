@@ -1,15 +1,15 @@
 import { Router, type Request, type Response } from 'express';
-import { errorEnvelope, requireIdentity, toGatewayError, type Logger } from '@gw/platform';
+import { errorEnvelope, requireIdentity, toGatewayError } from '@gw/platform';
 import type { ChatCompletionChunk } from '@gw/provider-spec';
 import type { ChatService } from './chat-service';
 
 /** `POST /v1/chat/completions`: JSON or server-sent events (`data: {chunk}` lines, then `data: [DONE]`). */
-export function chatRoutes(chat: ChatService, logger: Logger, drainMs: number): Router {
+export function chatRoutes(chat: ChatService, drainMs: number): Router {
   const router = Router();
   router.post('/v1/chat/completions', async (req, res) => {
     const identity = requireIdentity(req);
     if ((req.body as { stream?: unknown })?.stream === true) {
-      await streamCompletion(chat, req, res, logger, drainMs);
+      await streamCompletion(chat, req, res, drainMs);
       return;
     }
     const { requestId, completion } = await chat.complete(req.body, identity, req.traceId);
@@ -19,10 +19,11 @@ export function chatRoutes(chat: ChatService, logger: Logger, drainMs: number): 
   return router;
 }
 
-async function streamCompletion(chat: ChatService, req: Request, res: Response, logger: Logger, drainMs: number) {
+async function streamCompletion(chat: ChatService, req: Request, res: Response, drainMs: number) {
   const identity = requireIdentity(req);
   // Failures up to here (validation, balance, upstream before its first byte) are ordinary error responses.
   const started = await chat.stream(req.body, identity, req.traceId);
+  const log = req.log.child({ requestId: started.requestId });
   res.status(200);
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
@@ -50,7 +51,7 @@ async function streamCompletion(chat: ChatService, req: Request, res: Response, 
     if (!clientGone) res.end('data: [DONE]\n\n');
   } catch (err) {
     const e = toGatewayError(err);
-    logger.warn({ requestId: started.requestId, err: e.message }, 'stream failed after the first byte');
+    log.warn({ err: e.message }, 'stream failed after the first byte');
     if (!clientGone) res.end(`data: ${JSON.stringify(errorEnvelope(e, req.traceId))}\n\n`);
   } finally {
     started.finish({ cancelled: clientGone, lastChunk });

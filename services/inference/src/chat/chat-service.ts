@@ -44,9 +44,10 @@ export class ChatService {
     const requestId = opts.requestId ?? newRequestId();
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
     await this.reserve(id, requestId, { req, model }, traceId);
+    const log = this.deps.logger.child({ traceId, requestId });
     const startedAt = Date.now();
     const { result, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
-      () => this.deps.router.attempt(model, (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal), serves));
+      () => this.deps.router.attempt(model, (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal), serves, log));
     const { completion, usage } = result;
     this.bill(id, route, requestId, model.id, {
       providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,
@@ -60,6 +61,7 @@ export class ChatService {
     const requestId = newRequestId();
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
     await this.reserve(id, requestId, { req, model }, traceId);
+    const log = this.deps.logger.child({ traceId, requestId });
     const startedAt = Date.now();
     // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
     const open = this.deps.usage.openStream({
@@ -69,7 +71,7 @@ export class ChatService {
       () => this.deps.router.attempt<ChatStream>(model, async (r) => {
         await open.sendingTo(r.providerName, r.deployment.id);
         return r.provider.chatStream(req, r.target);
-      }, serves)).catch((err: unknown) => { open.discard(); throw err; });
+      }, serves, log)).catch((err: unknown) => { open.discard(); throw err; });
     const chunks = observed(stream.chunks, (c) => open.noteOutput(chatChunkChars(c), { providerResponseId: c.id, servedModel: c.model }));
     // --- end open-call journal
     const firstByteAt = Date.now();
@@ -84,7 +86,7 @@ export class ChatService {
         billed = true;
         const usage = stream.usage();
         if (!usage) {
-          this.deps.logger.error({ requestId, deployment: route.deployment.id }, 'stream ended without usage; recording zero usage');
+          log.error({ deployment: route.deployment.id }, 'stream ended without usage; recording zero usage');
         }
         this.bill(id, route, requestId, model.id, {
           providerResponseId: lastChunk?.id ?? '', servedModel: lastChunk?.model ?? route.target.providerModel,

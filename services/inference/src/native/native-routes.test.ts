@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
 import { catalogSchema } from '@gw/catalog';
 import { closeServer, createHttpApp, createLogger, finishHttpApp, Health, IDENTITY_HEADER, IdentitySigner, IdentityVerifier, listen, type Identity } from '@gw/platform';
 import { createChatProvider } from '@gw/providers';
@@ -19,7 +20,9 @@ const signed = (method: string, path: string) => ({ [IDENTITY_HEADER]: new Ident
 const price = { prompt_per_million: '1', completion_per_million: '2' };
 // Response bodies are inspected loosely in tests.
 const jsonOf = (res: Response): Promise<any> => res.json(); // eslint-disable-line @typescript-eslint/no-explicit-any
-const logger = createLogger('native-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+// Kept in memory, so a test can check what a call's log lines carry.
+const logLines: string[] = [];
+const logger = createLogger('native-test', 'info', new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } }));
 
 /** An upstream that sends `response.created`, then waits before the rest: time for the client to leave. */
 function startSlowResponsesUpstream(pauseMs: number): Promise<Server> {
@@ -84,7 +87,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
       } as never,
     });
     const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20, identity: new IdentityVerifier(SECRET) });
-    app.use(nativeRoutes(native, logger, 5_000));
+    app.use(nativeRoutes(native, 5_000));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -149,6 +152,15 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     expect(res.status).toBe(200);
     await res.text();
     expect((await recorded())[0]).toMatchObject({ deployment: { id: 'test/fallback-1' }, servedModel: 'gpt-4.1-2026-01-01' });
+  });
+
+  it.each([false, true])('the fallback log line carries the call\'s trace id and request id (stream: %s)', async (stream) => {
+    const traceId = (stream ? 'b' : 'a').repeat(32);
+    const res = await post('/v1/responses', { model: 'test/fallback', input: 'x', stream }, { 'x-gw-trace-id': traceId });
+    expect(res.status).toBe(200);
+    await res.text();
+    const fallbacks = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'deployment failed; falling back' && l.traceId === traceId);
+    expect(fallbacks).toEqual([expect.objectContaining({ service: 'native-test', requestId: res.headers.get('x-request-id'), deployment: 'test/fallback-0' })]);
   });
 
   it('routes each API only to the deployments that serve it', async () => {

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { NotImplementedError, requireIdentity, toGatewayError, type Logger } from '@gw/platform';
+import { NotImplementedError, requireIdentity, toGatewayError } from '@gw/platform';
 import type { NativeApi, NativeEvent } from '@gw/provider-spec';
 import type { NativeService } from './native-service';
 
@@ -7,13 +7,13 @@ import type { NativeService } from './native-service';
  * `POST /v1/responses` and `POST /v1/messages` (JSON, or the provider's server-sent events passed through),
  * and the stored-response paths, which a stateless gateway cannot serve.
  */
-export function nativeRoutes(native: NativeService, logger: Logger, drainMs: number): Router {
+export function nativeRoutes(native: NativeService, drainMs: number): Router {
   const router = Router();
   const serve = (api: NativeApi) => async (req: Request, res: Response) => {
     const identity = requireIdentity(req);
     const call = { api, body: req.body, headers: req.headers, identity, traceId: req.traceId };
     if ((req.body as { stream?: unknown })?.stream === true) {
-      await streamNative(native.stream(call), res, logger, drainMs);
+      await streamNative(native.stream(call), req, res, drainMs);
       return;
     }
     const { requestId, response } = await native.call(call);
@@ -27,15 +27,16 @@ export function nativeRoutes(native: NativeService, logger: Logger, drainMs: num
     requireIdentity(req);
     throw new NotImplementedError(`Unsupported: ${what} needs stored responses, and this gateway is stateless`, 'response_id');
   };
-  router.get('/v1/responses/:id', stored('retrieving a response'));
-  router.get('/v1/responses/:id/input_items', stored('listing input items'));
-  router.post('/v1/responses/:id/cancel', stored('cancelling a response'));
+  router.get('/v1/responses/:response_id', stored('retrieving a response'));
+  router.get('/v1/responses/:response_id/input_items', stored('listing input items'));
+  router.post('/v1/responses/:response_id/cancel', stored('cancelling a response'));
   return router;
 }
 
-async function streamNative(starting: ReturnType<NativeService['stream']>, res: Response, logger: Logger, drainMs: number) {
+async function streamNative(starting: ReturnType<NativeService['stream']>, req: Request, res: Response, drainMs: number) {
   // Failures up to here (validation, balance, upstream before its first byte) are ordinary error responses.
   const started = await starting;
+  const log = req.log.child({ requestId: started.requestId });
   res.status(200);
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
@@ -58,7 +59,7 @@ async function streamNative(starting: ReturnType<NativeService['stream']>, res: 
     if (!clientGone) res.end();
   } catch (err) {
     const e = toGatewayError(err);
-    logger.warn({ requestId: started.requestId, err: e.message }, 'native stream failed after the first byte');
+    log.warn({ err: e.message }, 'native stream failed after the first byte');
     if (!clientGone) res.end(encodeEvent(started.errorEvent({ type: e.type, message: e.message })));
   } finally {
     started.finish({ cancelled: clientGone });

@@ -56,9 +56,10 @@ export class NativeService {
     const requestId = newRequestId();
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
     await this.reserve(c, p, requestId);
+    const log = this.deps.logger.child({ traceId: c.traceId, requestId });
     const startedAt = Date.now();
     const { result, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
-      () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves));
+      () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves, log));
     this.bill(c, route, requestId, p.model.id, {
       providerResponseId: result.providerResponseId, servedModel: result.servedModel, streamed: false, cancelled: false,
       usage: result.usage, startedAt, firstByteAt: startedAt,
@@ -71,6 +72,7 @@ export class NativeService {
     const requestId = newRequestId();
     // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
     await this.reserve(c, p, requestId);
+    const log = this.deps.logger.child({ traceId: c.traceId, requestId });
     const startedAt = Date.now();
     // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
     const b = p.body;
@@ -82,7 +84,7 @@ export class NativeService {
       () => this.deps.router.attempt(p.model, async (r) => {
         await open.sendingTo(r.providerName, r.deployment.id);
         return this.translator(c.api, r).stream(this.request(p, r), r.target);
-      }, p.serves)).catch((err: unknown) => { open.discard(); throw err; });
+      }, p.serves, log)).catch((err: unknown) => { open.discard(); throw err; });
     const events = observed(stream.events, (e) => open.noteOutput(nativeEventChars(e), { providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel() }));
     // --- end open-call journal
     const firstByteAt = Date.now();
@@ -95,7 +97,7 @@ export class NativeService {
         if (billed) return;
         billed = true;
         const usage = stream.usage();
-        if (!usage) this.deps.logger.error({ requestId, deployment: route.deployment.id }, 'native stream ended without usage; recording zero usage');
+        if (!usage) log.error({ deployment: route.deployment.id }, 'native stream ended without usage; recording zero usage');
         this.bill(c, route, requestId, p.model.id, {
           providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel(), streamed: true, cancelled,
           usage: usage ?? {}, startedAt, firstByteAt,

@@ -76,7 +76,8 @@ export class DeploymentRouter {
     return warm.length > 0 ? warm : ordered;
   }
 
-  async attempt<T>(model: CatalogModel, call: (route: Route) => Promise<T>, accept?: (route: Route) => boolean): Promise<{ result: T; route: Route }> {
+  /** `log`: the call's logger (trace and request ids bound), for the fallbacks this call takes. */
+  async attempt<T>(model: CatalogModel, call: (route: Route) => Promise<T>, accept?: (route: Route) => boolean, log: Logger = this.logger): Promise<{ result: T; route: Route }> {
     let lastError: unknown = new Error(`No deployment for model ${model.id}`);
     for (const route of this.candidates(model, accept)) {
       for (let tryNo = 0; ; tryNo++) {
@@ -90,7 +91,7 @@ export class DeploymentRouter {
           this.cooldown.failed(route.deployment.id);
           const timedOut = (err as { status?: number }).status === 504;
           if (timedOut || tryNo >= this.policy.maxRetries) {
-            this.logger.warn({ deployment: route.deployment.id, err: (err as Error).message }, 'deployment failed; falling back');
+            log.warn({ deployment: route.deployment.id, err: (err as Error).message }, 'deployment failed; falling back');
             break;
           }
           await this.sleep(this.backoff(tryNo, err));
