@@ -16,7 +16,7 @@ jest.setTimeout(20_000);
 const IDENTITY: Identity = { accountId: 'acct_native', keyHash: 'ab'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const SECRET = 'native-routes-test-identity-secret-0123456789';
 /** The token the edge would attach to this very request. */
-const signed = (method: string, path: string) => ({ [IDENTITY_HEADER]: new IdentitySigner(SECRET, 'edge').mint({ method, path }, IDENTITY, 'trace-native') });
+const signed = (method: string, path: string, traceId = 'trace-native') => ({ [IDENTITY_HEADER]: new IdentitySigner(SECRET, 'edge').mint({ method, path }, IDENTITY, traceId) });
 const price = { prompt_per_million: '1', completion_per_million: '2' };
 // Response bodies are inspected loosely in tests.
 const jsonOf = (res: Response): Promise<any> => res.json(); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -156,7 +156,8 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
 
   it.each([false, true])('the fallback log line carries the call\'s trace id and request id (stream: %s)', async (stream) => {
     const traceId = (stream ? 'b' : 'a').repeat(32);
-    const res = await post('/v1/responses', { model: 'test/fallback', input: 'x', stream }, { 'x-gw-trace-id': traceId });
+    // The services take the trace id from the edge's signed token.
+    const res = await post('/v1/responses', { model: 'test/fallback', input: 'x', stream }, signed('POST', '/v1/responses', traceId));
     expect(res.status).toBe(200);
     await res.text();
     const fallbacks = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'deployment failed; falling back' && l.traceId === traceId);
