@@ -23,6 +23,8 @@ export interface AccountDoc extends Doc {
    * `applying`: a re-driven posting found here must not land again. The next posting drops the finished ones.
    */
   landed_postings: Record<string, true>;
+  /** Written by versions before `landed_postings`; moved there by the next posting (see posting.ts). */
+  recent_postings?: string[];
   key_spend: Record<string, KeySpendDoc>;
   /** Sum of `holds`, and of each key's holds: what in-flight calls may still spend. */
   held_micros: number;

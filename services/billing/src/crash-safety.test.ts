@@ -79,6 +79,24 @@ describe.each(STORE_ENGINES)('crash between the ledger insert and the balance ch
     expect(Object.keys((await accountsCollection(engines.store).findOne({ _id: 'acct_a' }))!.landed_postings)).toHaveLength(1);
   }, 60_000);
 
+  test('an account written before landed_postings: a posting its recent_postings list landed is not applied again', async () => {
+    // The earlier version crashed after the balance write of this posting; its mark lives in recent_postings.
+    const stranded = asBatch([usageEvent()]);
+    await expect(handler(crashOnceAt('afterBalanceUpdate'))(stranded)).rejects.toBeInstanceOf(Crash);
+    const accounts = accountsCollection(engines.store);
+    const marks = Object.keys((await accounts.findOne({ _id: 'acct_a' }))!.landed_postings);
+    await accounts.updateOne({ _id: 'acct_a' }, { $unset: { landed_postings: true }, $set: { recent_postings: ['posting-older', ...marks] } });
+
+    await handler()(stranded);
+    expect(await wallet()).toBe(START - CHARGE);
+    expect(await states()).toEqual(['applied']);
+    // The next posting retires the old field, and its marks with it.
+    await handler()(asBatch([usageEvent()]));
+    const after = (await accounts.findOne({ _id: 'acct_a' }))!;
+    expect(after.recent_postings).toBeUndefined();
+    expect(after.wallet_micros).toBe(START - 2 * CHARGE);
+  });
+
   test('two consumers racing on the same batch charge it once', async () => {
     const batch = asBatch([usageEvent(), usageEvent(), usageEvent()]);
     await Promise.all([handler()(batch), handler()(batch), handler()(batch)]);

@@ -43,12 +43,15 @@ export async function applyPostings(
       );
       continue;
     }
-    const marked = Object.keys(account.landed_postings ?? {});
+    // Accounts written before `landed_postings` list their landed posting ids in `recent_postings`: those landed
+    // too. Still-open ones move to `landed_postings` and the old field goes, in this same guarded write.
+    const legacy: string[] = [];
+    const marked = [...new Set([...Object.keys(account.landed_postings ?? {}), ...legacy])];
     const open = await ledger.find({ account_id: accountId, posting_id: { $in: [...new Set([...postingIds, ...marked])] }, state: 'applying' });
     const withOpenEntries = new Set(open.map((e) => e.posting_id));
     const toApply = postingIds.filter((id) => !marked.includes(id) && withOpenEntries.has(id));
     const finished = marked.filter((id) => !withOpenEntries.has(id));
-    if (toApply.length === 0 && finished.length === 0) return { account, applied: [], keys: [] };
+    if (toApply.length === 0 && finished.length === 0 && legacy.length === 0) return { account, applied: [], keys: [] };
 
     const entries = open.filter((e) => toApply.includes(e.posting_id));
     const debit = entries.reduce((sum, e) => sum + e.charged_micros, 0);
@@ -59,6 +62,10 @@ export async function applyPostings(
     const $inc: Record<string, number> = { wallet_micros: -debit };
     for (const id of toApply) $set[`landed_postings.${id}`] = true;
     for (const id of finished) $unset[`landed_postings.${id}`] = true;
+    if (legacy.length > 0) {
+      for (const id of legacy) if (withOpenEntries.has(id)) $set[`landed_postings.${id}`] = true;
+      $unset.recent_postings = true;
+    }
     for (const [key, spend] of keySpend) $set[`key_spend.${key}`] = spend;
     // Each call's hold is settled here, in the write that charges it. Holds change without the version,
     // so the write also requires each hold it drops to still be there.
