@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { AuthenticationError, UnavailableError } from './errors';
 import type { Identity } from './identity';
@@ -59,17 +59,18 @@ const claimsSchema = z.object({
   path: z.string().min(1),
 });
 
-function secretKey(secret: string): Buffer {
+/** Imported once as a key object: HMAC with raw bytes would import the key again on every call. */
+function secretKey(secret: string): KeyObject {
   const key = Buffer.from(secret, 'utf8');
   if (key.length < IDENTITY_SECRET_MIN_BYTES) throw new Error(`The identity secret must be at least ${IDENTITY_SECRET_MIN_BYTES} bytes`);
-  return key;
+  return createSecretKey(key);
 }
 
-const mac = (key: Buffer, signed: string) => createHmac('sha256', key).update(signed).digest();
+const mac = (key: KeyObject, signed: string) => createHmac('sha256', key).update(signed).digest();
 
 /** Mints tokens; one per process role (the edge, or a service calling another). */
 export class IdentitySigner {
-  private readonly key: Buffer;
+  private readonly key: KeyObject;
 
   constructor(secret: string, private readonly issuer: string, private readonly now: () => number = Date.now, private readonly ttlMs = IDENTITY_TOKEN_TTL_MS) {
     this.key = secretKey(secret);
@@ -136,7 +137,7 @@ export interface IdentityVerifierOptions {
 
 /** Checks tokens; one per service instance (its replay memory is per instance). */
 export class IdentityVerifier {
-  private readonly key: Buffer;
+  private readonly key: KeyObject;
   private readonly now: () => number;
   private readonly ttlMs: number;
   private readonly skewMs: number;
