@@ -180,12 +180,16 @@ export function listen(app: express.Express, port: number, host = '127.0.0.1'): 
   });
 }
 
-/** Stops accepting connections and waits (bounded) for in-flight requests to finish. */
+/**
+ * Stops accepting connections and waits (bounded) for in-flight requests to finish. A keep-alive connection
+ * whose request finishes meanwhile is closed once idle, so the wait ends with the last request, not the grace.
+ */
 export function closeServer(server: Server, graceMs = 10_000): Promise<void> {
   return new Promise((resolve) => {
-    const force = setTimeout(() => { server.closeAllConnections(); resolve(); }, graceMs);
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => { clearInterval(idle); server.closeAllConnections(); resolve(); }, graceMs);
     force.unref();
-    server.close(() => { clearTimeout(force); resolve(); });
+    server.close(() => { clearTimeout(force); clearInterval(idle); resolve(); });
     server.closeIdleConnections();
   });
 }
