@@ -1,6 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { Router } from 'express';
 import { createServer, type AddressInfo, type Server } from 'node:net';
+import * as path from 'node:path';
 import { healthProto, keysProto } from '@gw/proto';
 import { InputError } from './errors';
 import { callUnary, grpcClientOptions } from './grpc';
@@ -148,6 +150,50 @@ describe('startService: gRPC', () => {
       anonymous.close();
       signedClient.close();
       health.close();
+      await svc.stop();
+    }
+  });
+});
+
+type ReflectionClient = grpc.Client & { ServerReflectionInfo(): grpc.ClientDuplexStream<object, ReflectionAnswer> };
+interface ReflectionAnswer {
+  list_services_response?: { service: { name: string }[] };
+  file_descriptor_response?: { file_descriptor_proto: Buffer[] };
+  error_response?: { error_message: string };
+}
+
+/** What `grpcurl list` / `describe` send: one request on the v1 reflection stream, one answer. */
+function reflect(address: string, request: object): Promise<ReflectionAnswer> {
+  const file = path.join(path.dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
+  const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true })) as unknown as {
+    grpc: { reflection: { v1: { ServerReflection: new (a: string, c: grpc.ChannelCredentials) => ReflectionClient } } };
+  };
+  const client = new loaded.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
+  return new Promise((resolve, reject) => {
+    const call = client.ServerReflectionInfo();
+    call.on('data', (answer: ReflectionAnswer) => { resolve(answer); call.end(); });
+    call.on('error', reject);
+    call.on('end', () => client.close());
+    call.write(request);
+  });
+}
+
+describe('startService: gRPC server reflection', () => {
+  it('lists what the server serves and describes it, as grpcurl does', async () => {
+    const svc = await startService(spec({ grpcPort: 0 }), async () => ({
+      routes: [],
+      grpc: [{ definition: keysProto.gateway.keys.v1.KeysService.service, handlers: { Authenticate: () => undefined } }],
+    }));
+    try {
+      const address = `127.0.0.1:${svc.grpcPort}`;
+      const listed = await reflect(address, { list_services: '*' });
+      expect(listed.list_services_response?.service.map((s) => s.name).sort()).toEqual(['gateway.keys.v1.KeysService', 'grpc.health.v1.Health']);
+      const described = await reflect(address, { file_containing_symbol: 'gateway.keys.v1.KeysService' });
+      expect(described.file_descriptor_response?.file_descriptor_proto.length).toBeGreaterThan(0);
+      expect(Buffer.concat(described.file_descriptor_response!.file_descriptor_proto).toString('latin1')).toContain('Authenticate');
+      const unknown = await reflect(address, { file_containing_symbol: 'gateway.billing.v1.BillingService' });
+      expect(unknown.error_response).toBeDefined();
+    } finally {
       await svc.stop();
     }
   });

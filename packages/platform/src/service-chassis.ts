@@ -4,6 +4,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startGrpcServer, type GrpcServerHandle } from './grpc';
 import { GrpcCallAuthenticator, type ApiKeyAccounts } from './grpc-auth';
+import { reflectionFor } from './grpc-reflection';
+import { healthProto } from '@gw/proto';
 import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen, mountProbes } from './http';
 import { IdentityVerifier } from './identity-token';
@@ -40,7 +42,7 @@ export interface ServiceSpec {
   graceMs?: number;
 }
 
-/** A gRPC service the chassis serves next to grpc.health.v1 (answered from the service's Health). */
+/** A gRPC service the chassis serves next to grpc.health.v1 (answered from the service's Health) and server reflection. */
 export interface GrpcServiceDeclaration {
   definition: grpc.ServiceDefinition;
   handlers: grpc.UntypedServiceImplementation;
@@ -94,7 +96,7 @@ interface Registered { name: string; run: () => void | Promise<void> }
  * The one way a service is built, started and stopped. `wire` sets up the domain (registering its
  * background work, publishers and clients as it opens them) and returns what to mount. Then the chassis
  * builds the HTTP app (probes, /metrics, identity check, the one error renderer), the gRPC server (with
- * grpc.health.v1 from the same Health) and listens.
+ * grpc.health.v1 from the same Health, and server reflection of what it serves) and listens.
  *
  * `stop()` runs one order: mark draining (not ready) → stop accepting HTTP and gRPC and let in-flight
  * requests finish (bounded by `graceMs`; an admin port closes after, so probes report draining meanwhile) →
@@ -153,6 +155,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
       const grpcServer: GrpcServerHandle = await startGrpcServer(`${spec.host}:${spec.grpcPort}`, (server) => {
         for (const s of surfaces.grpc ?? []) server.addService(s.definition, s.handlers);
         health.register(server);
+        reflectionFor([...(surfaces.grpc ?? []).map((s) => s.definition), healthProto.grpc.health.v1.Health.service]).addToServer(server);
       });
       servers.push({ name: 'grpc', close: (grace) => grpcServer.shutdown(grace) });
       grpcPort = grpcServer.port;
