@@ -32,7 +32,7 @@ export interface ServiceSpec {
    * and gRPC call of the service. Required unless the service is the edge (`admin` set).
    */
   identitySecret?: string;
-  /** JSON body limit in bytes of an internal service. */
+  /** JSON body limit in bytes; required unless the service is the edge, whose public port leaves bodies unread. */
   bodyLimitBytes?: number;
   /** One info line per request (`ACCESS_LOG`). */
   accessLog?: boolean;
@@ -108,7 +108,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
   const metrics = new Metrics(spec.name);
   const health = new Health({ logger, metrics });
   const verifier = spec.identitySecret === undefined ? null : new IdentityVerifier(spec.identitySecret);
-  if (!verifier && !spec.admin) throw new Error(`${spec.name}: an internal service needs the identity secret`);
+  if (!spec.admin && (!verifier || spec.bodyLimitBytes === undefined)) throw new Error(`${spec.name}: an internal service needs the identity secret and a body limit`);
   const background: Registered[] = [];
   const publishers: Registered[] = [];
   const clients: Registered[] = [];
