@@ -27,8 +27,14 @@ export interface HttpAppOptions {
   logger: Logger;
   health: Health;
   metrics?: Metrics;
-  /** JSON body limit in bytes. */
-  bodyLimitBytes: number;
+  /** JSON body limit in bytes; null leaves bodies unread (the edge streams them on). */
+  bodyLimitBytes: number | null;
+  /**
+   * `internal` (default): a service behind the edge, which believes the edge's trace id and serves probes and
+   * /metrics. `public`: the edge's port facing clients: a fresh trace id per request (a client's is never
+   * believed) and no probes or /metrics (they listen on the admin port).
+   */
+  exposure?: 'internal' | 'public';
   /**
    * Verifies the signed identity of every request except the probes and /metrics. Every service passes one;
    * only tests of the shell itself leave it out.
@@ -44,30 +50,20 @@ export interface HttpAppOptions {
  * `finish(app)`.
  */
 export function createHttpApp(opts: HttpAppOptions) {
+  const internal = opts.exposure !== 'public';
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
   app.use((req, res, next) => {
-    const fromEdge = req.headers[H_TRACE_ID];
+    const fromEdge = internal ? req.headers[H_TRACE_ID] : undefined;
     req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : newTraceId();
     req.identity = null;
     res.setHeader('x-trace-id', req.traceId);
     next();
   });
   if (opts.metrics) app.use(opts.metrics.httpMiddleware());
-  app.get('/livez', (_req, res) => { res.json({ status: 'ok' }); });
-  app.get('/readyz', async (_req, res) => {
-    const report = await opts.health.report();
-    res.status(report.ready ? 200 : 503).json(report);
-  });
-  if (opts.metrics) {
-    const metrics = opts.metrics;
-    app.get('/metrics', async (_req, res) => {
-      res.setHeader('content-type', metrics.registry.contentType);
-      res.send(await metrics.registry.metrics());
-    });
-  }
+  if (internal) mountProbes(app, opts.health, opts.metrics);
   // After the probes, which would flood it; before identity and the body parser, whose refusals it must show.
   // The trace id is read when the request ends, so it is the verified one.
   if (opts.accessLog) app.use(accessLog(opts.logger, (req) => req.traceId));
@@ -77,8 +73,23 @@ export function createHttpApp(opts: HttpAppOptions) {
     req.log = opts.logger.child({ traceId: req.traceId });
     next();
   });
-  app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  if (opts.bodyLimitBytes !== null) app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   return app;
+}
+
+/** `/livez`, `/readyz` (from the service's Health) and `/metrics`: on the service port, or the edge's admin port. */
+export function mountProbes(app: express.Express, health: Health, metrics?: Metrics): void {
+  app.get('/livez', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/readyz', async (_req, res) => {
+    const report = await health.report();
+    res.status(report.ready ? 200 : 503).json(report);
+  });
+  if (metrics) {
+    app.get('/metrics', async (_req, res) => {
+      res.setHeader('content-type', metrics.registry.contentType);
+      res.send(await metrics.registry.metrics());
+    });
+  }
 }
 
 /** Believes only a token bound to this request (method and path with query, as the edge forwarded them). */
@@ -101,15 +112,25 @@ export function requireIdentity(req: Request): Identity {
   return req.identity;
 }
 
-/** Mounts the envelope renderers last: unknown routes and every thrown error. */
-export function finishHttpApp(app: express.Express, logger: Logger): void {
+export interface ErrorRendering {
+  /**
+   * Paths (and everything under them) answering plain JSON, `{"error":{"code":<status>,"message","param"}}`
+   * (the key endpoints' OpenRouter shape), instead of the spec's envelope.
+   */
+  plainJsonErrorPaths?: string[];
+}
+
+/** Mounts the one error renderer last: unknown routes and every thrown error, including the body parser's. */
+export function finishHttpApp(app: express.Express, logger: Logger, rendering: ErrorRendering = {}): void {
+  const plainPaths = rendering.plainJsonErrorPaths ?? [];
   app.use((req: Request) => {
     throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = fromExpressError(err, req);
     logRequestError(req.log ?? logger.child({ traceId: req.traceId }), err, e, req.path);
-    sendError(res, e, req.traceId);
+    const plain = plainPaths.some((p) => req.path === p || req.path.startsWith(`${p}/`));
+    sendError(res, e, req.traceId, plain ? 'plain-json' : 'envelope');
   });
 }
 
@@ -140,14 +161,14 @@ export function accessLog(logger: Logger, traceIdOf: (req: Request, res: Respons
   };
 }
 
-export function sendError(res: Response, err: unknown, traceId: string): void {
+export function sendError(res: Response, err: unknown, traceId: string, style: 'envelope' | 'plain-json' = 'envelope'): void {
   const e = toGatewayError(err);
   if (res.headersSent) {
     res.end();
     return;
   }
   for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
-  res.status(e.status).json(errorEnvelope(e, traceId));
+  res.status(e.status).json(style === 'envelope' ? errorEnvelope(e, traceId) : { error: { code: e.status, message: e.message, param: e.param } });
 }
 
 export function listen(app: express.Express, port: number, host = '127.0.0.1'): Promise<Server> {
@@ -159,12 +180,16 @@ export function listen(app: express.Express, port: number, host = '127.0.0.1'): 
   });
 }
 
-/** Stops accepting connections and waits (bounded) for in-flight requests to finish. */
+/**
+ * Stops accepting connections and waits (bounded) for in-flight requests to finish. A keep-alive connection
+ * whose request finishes meanwhile is closed once idle, so the wait ends with the last request, not the grace.
+ */
 export function closeServer(server: Server, graceMs = 10_000): Promise<void> {
   return new Promise((resolve) => {
-    const force = setTimeout(() => { server.closeAllConnections(); resolve(); }, graceMs);
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => { clearInterval(idle); server.closeAllConnections(); resolve(); }, graceMs);
     force.unref();
-    server.close(() => { clearTimeout(force); resolve(); });
+    server.close(() => { clearTimeout(force); clearInterval(idle); resolve(); });
     server.closeIdleConnections();
   });
 }

@@ -13,3 +13,4 @@ export * from './metrics';
 export * from './money';
 export * from './shutdown';
 export * from './service';
+export * from './service-chassis';

@@ -7,6 +7,6 @@ export interface RunningService {
   /** 0 when the service has no gRPC server. */
   grpcPort: number;
   health: Health;
-  /** Graceful: not ready, finish in-flight work, stop consumers, flush publishers. Engines are closed by the owner. */
+  /** Graceful, in the chassis's one order (see `startService`). Engines are closed by the owner. */
   stop(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import {
-  authenticatedUnaryHandler, InputError, requireOwnAccount, startGrpcServer, type GrpcCallAuthenticator, type GrpcCaller, type GrpcServerHandle, type Health, type Logger,
+  authenticatedUnaryHandler, InputError, requireOwnAccount, type GrpcCallAuthenticator, type GrpcCaller, type Logger,
 } from '@gw/platform';
-import { billingProto, type BillingServiceHandlers } from '@gw/proto';
+import type { BillingServiceHandlers } from '@gw/proto';
 import type { BillingService } from './billing-service';
 import type { LimitReset } from './key-spend';
 import type { SpendHolds } from './spend-holds';
@@ -52,12 +52,4 @@ export function billingGrpcHandlers(billing: BillingService, holds: SpendHolds, 
     }),
     Release: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({ released: await holds.release(requireAccount(caller, req.account_id), req.request_id) })),
   };
-}
-
-/** BillingService plus grpc.health.v1 answering from the same readiness checks as `/readyz`. */
-export function startBillingGrpcServer(opts: { billing: BillingService; holds: SpendHolds; auth: GrpcCallAuthenticator; health: Health; logger: Logger; port: number; host: string }): Promise<GrpcServerHandle> {
-  return startGrpcServer(`${opts.host}:${opts.port}`, (server) => {
-    server.addService(billingProto.gateway.billing.v1.BillingService.service, billingGrpcHandlers(opts.billing, opts.holds, opts.auth, opts.logger));
-    opts.health.register(server);
-  });
 }

@@ -1,10 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createBatchingPublisher, createOutbox, type Bus } from '@gw/bus';
 import { loadCatalog } from '@gw/catalog';
-import {
-  closeServer, createHttpApp, finishHttpApp, grpcClientOptions, Health, IdentitySigner, IdentityVerifier, listen, Metrics, serviceIdentityInterceptor,
-  type Logger, type RunningService,
-} from '@gw/platform';
+import { grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, startService, type Logger, type RunningService } from '@gw/platform';
 import { billingProto } from '@gw/proto';
 import { createChatProvider } from '@gw/providers';
 import type { Store } from '@gw/store';
@@ -31,65 +28,51 @@ export interface InferenceDeps {
 }
 
 export async function startInferenceService({ config, store, bus, logger, env = process.env }: InferenceDeps): Promise<RunningService> {
-  const catalog = loadCatalog(config.CATALOG_FILE, env);
-  const models = new ModelDirectory(catalog);
-  const providers = new Map<string, ReturnType<typeof createChatProvider>>();
-  const providerFor = (kind: string) => {
-    if (!providers.has(kind)) providers.set(kind, createChatProvider(kind));
-    return providers.get(kind)!;
-  };
-  const router = new DeploymentRouter(catalog, providerFor, env, logger);
+  return startService({
+    name: 'inference', logger, host: config.BIND_HOST, httpPort: config.INFERENCE_HTTP_PORT,
+    identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: config.BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
+  }, async ({ health, background, publisher: publishes, client }) => {
+    const catalog = loadCatalog(config.CATALOG_FILE, env);
+    const models = new ModelDirectory(catalog);
+    const providers = new Map<string, ReturnType<typeof createChatProvider>>();
+    const providerFor = (kind: string) => {
+      if (!providers.has(kind)) providers.set(kind, createChatProvider(kind));
+      return providers.get(kind)!;
+    };
+    client('providers', { close: async () => { await Promise.all([...providers.values()].map((p) => p.close?.())); } });
+    const router = new DeploymentRouter(catalog, providerFor, env, logger);
 
-  // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
-  const billing = new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
-    { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'inference'))] });
-  const spend = new SpendGuard(billing, logger, config.SPEND_DEFAULT_MAX_OUTPUT_TOKENS);
+    // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
+    const billing = client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
+      { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'inference'))] }));
+    const spend = new SpendGuard(billing, logger, config.SPEND_DEFAULT_MAX_OUTPUT_TOKENS);
 
-  const outbox = createOutbox({ bus, store, logger });
-  const publisher = createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS });
-  const journal = new OpenCallJournal({
-    store, publisher, logger, leaseMs: config.OPEN_CALL_LEASE_MS, checkpointMs: config.OPEN_CALL_CHECKPOINT_MS, sweepMs: config.OPEN_CALL_SWEEP_MS,
+    // Closed after the background work (a job finishing in the grace period still records its usage): publisher first, then its outbox.
+    const outbox = publishes('outbox', createOutbox({ bus, store, logger }));
+    const publisher = publishes('usage-publisher', createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS }));
+    const journal = new OpenCallJournal({
+      store, publisher, logger, leaseMs: config.OPEN_CALL_LEASE_MS, checkpointMs: config.OPEN_CALL_CHECKPOINT_MS, sweepMs: config.OPEN_CALL_SWEEP_MS,
+    });
+    await journal.ensureIndexes();
+    journal.start();
+    background('open-call-journal', journal);
+    const usage = new UsageRecorder(publisher, journal);
+    const chat = new ChatService({ models, router, spend, usage, logger });
+    const asyncChat = background('async-chat', await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger }));
+
+    // The store holds the outbox and the async jobs; the bus has the outbox as its fallback.
+    health
+      .addCheck('store', () => store.ping())
+      .addCheck('bus', () => bus.ping(), 'degraded');
+    const translators = client('translators', new NativeTranslators());
+    const native = new NativeService({ models, router, spend, usage, translators, logger });
+    return {
+      routes: [
+        modelRoutes(models),
+        chatRoutes(chat, config.ABANDONED_STREAM_DRAIN_MS),
+        nativeRoutes(native, config.ABANDONED_STREAM_DRAIN_MS),
+        asyncChat.router,
+      ],
+    };
   });
-  await journal.ensureIndexes();
-  journal.start();
-  const usage = new UsageRecorder(publisher, journal);
-  const chat = new ChatService({ models, router, spend, usage, logger });
-  const asyncChat = await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger });
-
-  const metrics = new Metrics('inference');
-  // The store holds the outbox and the async jobs; the bus has the outbox as its fallback.
-  const health = new Health({ logger, metrics })
-    .addCheck('store', () => store.ping())
-    .addCheck('bus', () => bus.ping(), 'degraded');
-  const app = createHttpApp({
-    logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET), accessLog: config.ACCESS_LOG,
-  });
-  app.use(modelRoutes(models));
-  app.use(chatRoutes(chat, config.ABANDONED_STREAM_DRAIN_MS));
-  const translators = new NativeTranslators();
-  const native = new NativeService({ models, router, spend, usage, translators, logger });
-  app.use(nativeRoutes(native, config.ABANDONED_STREAM_DRAIN_MS));
-  app.use(asyncChat.router);
-  finishHttpApp(app, logger);
-  const server = await listen(app, config.INFERENCE_HTTP_PORT, config.BIND_HOST);
-  const httpPort = (server.address() as { port: number }).port;
-
-  return {
-    name: 'inference',
-    httpPort,
-    grpcPort: 0,
-    health,
-    stop: async () => {
-      health.startDraining();
-      await closeServer(server);
-      // Before the publisher closes: a job finishing in the grace period still records its usage.
-      await asyncChat.stop();
-      await journal.stop();
-      await publisher.close();
-      await outbox.close();
-      billing.close();
-      await Promise.all([...providers.values()].map((p) => p.close?.()));
-      await translators.close();
-    },
-  };
 }

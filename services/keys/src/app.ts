@@ -1,13 +1,10 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  closeServer, createHttpApp, finishHttpApp, Health, IdentitySigner, IdentityVerifier, listen, Metrics, type GrpcServerHandle, type Logger, type RunningService,
-} from '@gw/platform';
+import { IdentitySigner, startService, type Logger, type RunningService } from '@gw/platform';
+import { keysProto } from '@gw/proto';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import type { KeysConfig } from './config';
-import { startKeysGrpcServer } from './grpc-server';
-import { mountKeyRoutes } from './http-routes';
+import { keysGrpcHandlers } from './grpc-server';
+import { KEY_ROUTE_PATHS, keysRouter } from './http-routes';
 import { KeyStore } from './key-store';
 import { BillingKeyUsage, type KeyUsageSource } from './key-usage';
 import { KeysService, type KeysServiceDeps } from './keys-service';
@@ -29,49 +26,26 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 /** Starts the keys service on engines the caller owns (and closes): HTTP key management + gRPC Authenticate. */
 export async function startKeysService(opts: KeysServiceOptions): Promise<RunningService> {
   const { config, store, bus, logger } = opts;
-  const host = config.BIND_HOST;
-  const keys = KeyStore.over(store);
-  await keys.ensureIndexes();
+  return startService({
+    name: 'keys', logger, host: config.BIND_HOST, httpPort: config.KEYS_HTTP_PORT, grpcPort: config.KEYS_GRPC_PORT,
+    identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
+    // The key endpoints answer plain JSON (OpenRouter shape), not the spec's envelope.
+    plainJsonErrorPaths: KEY_ROUTE_PATHS,
+  }, async ({ health, client }) => {
+    const keys = KeyStore.over(store);
+    await keys.ensureIndexes();
 
-  const usage: KeyUsageSource = new BillingKeyUsage(config.BILLING_GRPC_ADDR, new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'keys'));
-  const service = new KeysService({
-    keys, usage, bus, logger, now: opts.now, announce: opts.announce,
-  });
-  let http: Server | undefined;
-  let grpc: GrpcServerHandle | undefined;
-  try {
+    const usage: KeyUsageSource = client('billing', new BillingKeyUsage(config.BILLING_GRPC_ADDR, new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'keys')));
+    const service = new KeysService({
+      keys, usage, bus, logger, now: opts.now, announce: opts.announce,
+    });
     await service.ensureBootstrapKeys(config.SEED_ACCOUNTS);
 
-    const metrics = new Metrics('keys');
     // Without the bus a key change is still saved; edge caches then drop it by their TTL instead of at once.
-    const health = new Health({ logger, metrics }).addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping(), 'degraded');
-    const app = createHttpApp({
-      logger, health, metrics, bodyLimitBytes: BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET), accessLog: config.ACCESS_LOG,
-    });
-    mountKeyRoutes(app, service, logger, opts.now);
-    finishHttpApp(app, logger);
-
-    http = await listen(app, config.KEYS_HTTP_PORT, host);
-    grpc = await startKeysGrpcServer({ address: `${host}:${config.KEYS_GRPC_PORT}`, service, health, logger });
-    const httpPort = (http.address() as AddressInfo).port;
-    logger.info({ httpPort, grpcPort: grpc.port }, 'keys service started');
-
-    const [httpServer, grpcServer] = [http, grpc];
+    health.addCheck('store', () => store.ping()).addCheck('bus', () => bus.ping(), 'degraded');
     return {
-      name: 'keys',
-      httpPort,
-      grpcPort: grpc.port,
-      health,
-      async stop() {
-        health.startDraining();
-        await Promise.all([closeServer(httpServer), grpcServer.shutdown()]);
-        usage.close();
-      },
+      routes: [keysRouter(service, opts.now)],
+      grpc: [{ definition: keysProto.gateway.keys.v1.KeysService.service, handlers: keysGrpcHandlers(service, logger) }],
     };
-  } catch (err) {
-    // A half-started service must not keep ports or channels open.
-    await Promise.all([http && closeServer(http, 0), grpc?.shutdown(0)]);
-    usage.close();
-    throw err;
-  }
+  });
 }

@@ -1,5 +1,5 @@
-import { startGrpcServer, unaryHandler, type GrpcServerHandle, type Health, type Logger } from '@gw/platform';
-import { keysProto, type KeysServiceHandlers } from '@gw/proto';
+import { unaryHandler, type Logger } from '@gw/platform';
+import type { KeysServiceHandlers } from '@gw/proto';
 import type { KeyDoc } from './key-store';
 import type { KeysService } from './keys-service';
 
@@ -17,17 +17,13 @@ export function toAuthenticateResponse(doc: KeyDoc) {
 }
 
 /**
- * gateway.keys.v1.KeysService plus grpc.health.v1 on one server. Refusals map to UNAUTHENTICATED.
+ * gateway.keys.v1.KeysService (served next to grpc.health.v1 by the chassis). Refusals map to UNAUTHENTICATED.
  * `Authenticate` needs no other credential: the secret it checks is the credential, and it answers only
  * about that key (its own account, hash and limit), which the caller already controls. Callers without the
  * secret learn nothing beyond "not a key", at the cost of a hash lookup.
  */
-export function startKeysGrpcServer(opts: { address: string; service: KeysService; health: Health; logger: Logger }): Promise<GrpcServerHandle> {
-  const handlers: KeysServiceHandlers = {
-    Authenticate: unaryHandler(opts.logger, async (req) => toAuthenticateResponse(await opts.service.authenticate(req.secret))),
+export function keysGrpcHandlers(service: KeysService, logger: Logger): KeysServiceHandlers {
+  return {
+    Authenticate: unaryHandler(logger, async (req) => toAuthenticateResponse(await service.authenticate(req.secret))),
   };
-  return startGrpcServer(opts.address, (server) => {
-    server.addService(keysProto.gateway.keys.v1.KeysService.service, handlers);
-    opts.health.register(server);
-  });
 }

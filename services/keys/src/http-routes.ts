@@ -1,6 +1,5 @@
-import { Router, type Express, type Request } from 'express';
-import { NotFoundError, requireIdentity, type Logger } from '@gw/platform';
-import { keysErrorHandler } from './http-errors';
+import { Router, type Request } from 'express';
+import { NotFoundError, requireIdentity } from '@gw/platform';
 import { parseCreateKey, parseListQuery, parseUpdateKey } from './key-input';
 import { isKeyHash } from './key-secret';
 import type { Caller, KeysService } from './keys-service';
@@ -57,10 +56,4 @@ export function keysRouter(service: KeysService, now: () => Date = () => new Dat
     throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
   });
   return router;
-}
-
-/** Mounts the key routes with their own plain-JSON error handler, scoped to their paths. */
-export function mountKeyRoutes(app: Express, service: KeysService, logger: Logger, now?: () => Date): void {
-  app.use(keysRouter(service, now));
-  app.use(KEY_ROUTE_PATHS, keysErrorHandler(logger));
 }
