@@ -36,8 +36,6 @@ export interface NativeStream {
   usage(): Usage | null;
   providerResponseId(): string;
   servedModel(): string;
-  /** Encodes a gateway failure after the first byte as an error event of this format. */
-  errorEvent(err: { type: string; message: string }): NativeEvent;
 }
 
 /** One (native API, upstream) pair. Failures before the first byte are thrown as typed, retry-tagged errors. */

@@ -65,10 +65,11 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     logger, health, metrics, bodyLimitBytes: config.BODY_LIMIT_BYTES, identity: new IdentityVerifier(config.GATEWAY_IDENTITY_SECRET), accessLog: config.ACCESS_LOG,
   });
   app.use(modelRoutes(models));
-  app.use(chatRoutes(chat, config.ABANDONED_STREAM_DRAIN_MS));
+  const streams = { drainMs: config.ABANDONED_STREAM_DRAIN_MS, heartbeatMs: config.SSE_HEARTBEAT_MS };
+  app.use(chatRoutes(chat, streams));
   const translators = new NativeTranslators();
   const native = new NativeService({ models, router, spend, usage, translators, logger });
-  app.use(nativeRoutes(native, config.ABANDONED_STREAM_DRAIN_MS));
+  app.use(nativeRoutes(native, streams));
   app.use(asyncChat.router);
   finishHttpApp(app, logger);
   const server = await listen(app, config.INFERENCE_HTTP_PORT, config.BIND_HOST);

@@ -144,18 +144,6 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
       expect((error as Error).message).toContain('malformed');
       expect(isRetryableUpstreamError(error)).toBe(false);
     });
-
-    it.each([
-      [{ type: 'upstream_error', message: 'The provider failed' }, { type: 'api_error', message: 'The provider failed' }],
-      [{ type: 'rate_limit_error', message: 'slow down' }, { type: 'rate_limit_error', message: 'slow down' }],
-      [{ type: 'service_unavailable_error', message: 'busy' }, { type: 'overloaded_error', message: 'busy' }],
-    ])('encodes a gateway failure %j as an Anthropic error event', async (err, error) => {
-      const stream = await up.provider.stream(native('claude-sonnet-4-5'), up.target);
-      await collect(stream.events);
-      const event = stream.errorEvent(err);
-      expect(event.event).toBe('error');
-      expect(JSON.parse(event.data)).toEqual({ type: 'error', error });
-    });
   });
 
   describe('failures before the first byte', () => {

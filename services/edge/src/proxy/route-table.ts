@@ -1,3 +1,5 @@
+import type { EventStreamFormat } from '@gw/platform';
+
 /** Which service owns a public path, and whether the path needs an API key. */
 export type Upstream = 'inference' | 'keys' | 'billing';
 
@@ -23,9 +25,7 @@ export function matchRoute(path: string): RouteMatch | null {
 }
 
 /** The server-sent event format a route streams in, so the edge can end a cut stream in that format. */
-export type StreamFormat = 'chat' | 'responses' | 'messages';
-
-export function streamFormatOf(path: string): StreamFormat | null {
+export function streamFormatOf(path: string): EventStreamFormat | null {
   if (path === '/v1/chat/completions') return 'chat';
   if (path === '/v1/responses') return 'responses';
   if (path === '/v1/messages') return 'messages';
