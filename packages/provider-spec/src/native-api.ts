@@ -43,6 +43,8 @@ export interface NativeApiTranslator {
   readonly api: NativeApi;
   call(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeResponse>;
   stream(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeStream>;
+  /** The prompt's input tokens, counted by the provider; only where its format has a count endpoint (free, nothing generated). */
+  countTokens?(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<number>;
   /** Releases pooled upstream connections. */
   close?(): Promise<void>;
 }

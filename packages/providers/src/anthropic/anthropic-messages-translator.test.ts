@@ -146,6 +146,21 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
     });
   });
 
+  describe('countTokens', () => {
+    it("asks the provider's count endpoint with the body less max_tokens, and returns its count", async () => {
+      const { max_tokens: _cap, metadata: _meta, ...prompt } = nativeBody('claude-sonnet-4-5');
+      const counted = await up.provider.countTokens!({ body: prompt, headers: {} }, up.target);
+      const answered = await up.provider.call(native('claude-sonnet-4-5'), up.target);
+      expect(counted).toBe(answered.usage.prompt_tokens);
+      expect(counted).toBeGreaterThan(0);
+    });
+
+    it("maps the provider's refusal like any other call", async () => {
+      const err = await up.provider.countTokens!({ body: { model: 'claude-sonnet-4-5', messages: [] }, headers: {} }, up.target).catch((e: unknown) => e);
+      expectTypedFailure(err, InputError, { status: 400 }, false);
+    });
+  });
+
   describe('failures before the first byte', () => {
     const failures: Array<[string, string, new (...args: never[]) => GatewayError, Record<string, unknown>, boolean]> = [
       ['400', 'sim-error-400', InputError, { status: 400 }, false],

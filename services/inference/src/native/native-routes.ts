@@ -23,6 +23,10 @@ export function nativeRoutes(native: NativeService, opts: StreamRouteOptions): R
   };
   router.post('/v1/responses', serve('responses'));
   router.post('/v1/messages', serve('messages'));
+  router.post('/v1/messages/count_tokens', async (req: Request, res: Response) => {
+    const identity = requireIdentity(req);
+    res.json(await native.countTokens({ body: req.body, headers: req.headers, identity, traceId: req.traceId }));
+  });
 
   const stored = (what: string) => (req: Request) => {
     requireIdentity(req);

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CatalogModel } from '@gw/catalog';
-import { InputError, NotFoundError, type Identity } from '@gw/platform';
+import { InputError, NotFoundError, type Identity, type Logger } from '@gw/platform';
 import type { ChatCompletionRequest, NativeApi, NativeApiTranslator, NativeEvent, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
 import { inferenceBilledCalls, type BilledCallDeps, type CallPlan, type InferenceBilledCalls } from '../billed-call/inference-billed-calls';
 import type { ModelDirectory } from '../catalog/model-objects';
@@ -8,12 +8,15 @@ import { validateAgainstModel } from '../chat/validate-chat-request';
 import type { Route } from '../routing/deployment-router';
 import { nativeEventChars, promptChars } from '../usage/usage-estimate';
 import { check, type Body } from './body-checks';
+import { validateCountTokensRequest } from './messages-rules';
+import { messagesPromptEstimate } from './native-model-checks';
 import { NATIVE_API_RULES } from './native-api-rules';
 import type { NativeTranslators } from './native-translators';
 
 export interface NativeDeps extends BilledCallDeps {
   models: ModelDirectory;
   translators: NativeTranslators;
+  logger: Logger;
 }
 
 export interface NativeCall {
@@ -73,9 +76,26 @@ export class NativeService {
     return { requestId: started.requestId, events: started.items, finish: started.finish };
   }
 
-  private prepare(c: NativeCall): Prepared {
+  /**
+   * `POST /v1/messages/count_tokens`: the prompt's input tokens, asked of the provider's count endpoint where a
+   * route serving the model has one (with fallback), otherwise the gateway's estimate (messagesPromptEstimate).
+   * Counting is free upstream and generates nothing: no hold, no usage event.
+   */
+  async countTokens(c: Omit<NativeCall, 'api'>): Promise<{ input_tokens: number }> {
+    const { model, body, headers } = this.prepare({ ...c, api: 'messages' }, validateCountTokensRequest);
+    // Generation-only fields do not change the count, and the count endpoint does not take them.
+    const { max_tokens: _cap, stream: _stream, metadata: _metadata, ...prompt } = body;
+    const counts = (r: Route) => this.deps.translators.for('messages', r.kind)?.countTokens !== undefined;
+    if (this.deps.router.candidates(model, counts).length === 0) return { input_tokens: messagesPromptEstimate(body) };
+    const log = this.deps.logger.child({ traceId: c.traceId });
+    const { result } = await this.deps.router.attempt(model,
+      (r) => this.translator('messages', r).countTokens!({ body: { ...prompt, model: r.target.providerModel }, headers }, r.target), counts, log);
+    return { input_tokens: result };
+  }
+
+  private prepare(c: NativeCall, validate: (body: unknown) => Body = NATIVE_API_RULES[c.api].validate): Prepared {
     const rules = NATIVE_API_RULES[c.api];
-    const body = rules.validate(c.body);
+    const body = validate(c.body);
     const entry = this.deps.models.get(body.model as string);
     if (!entry) throw new NotFoundError(`Model '${body.model}' not found`, 'model', 'model_not_found');
     const model = entry.model;
