@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { api, expectEnvelope, spendableMicros } from './harness/api';
+import { usdToMicros } from '@gw/platform';
+import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_CLAUDE_MODEL, E2E_MODEL } from './harness/catalog';
 import { useStack } from './harness/stack';
 
@@ -16,8 +17,11 @@ describe('POST /v1/messages/count_tokens through the edge', () => {
     expect(counted).toEqual({ input_tokens: expect.any(Number) });
     expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before);
 
-    const message = await stack.anthropic.messages.create({ ...prompt, max_tokens: 32 });
+    const { data: message, response } = await stack.anthropic.messages.create({ ...prompt, max_tokens: 32 }).withResponse();
     expect(counted.input_tokens).toBe(message.usage.input_tokens);
+    // Usage events of one account are applied in order: once the message is billed, a charge for the count would have landed too.
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, response.headers.get('x-request-id')!);
+    expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before - usdToMicros(record.charged_cost));
   });
 
   test('x-api-key and Bearer are both accepted; no key is a 401', async () => {

@@ -6,7 +6,7 @@ import type { NativeService } from './native-service';
 
 /**
  * `POST /v1/responses` and `POST /v1/messages` (JSON, or the provider's server-sent events passed through),
- * and the stored-response paths, which a stateless gateway cannot serve.
+ * `POST /v1/messages/count_tokens`, and the stored-response paths, which a stateless gateway cannot serve.
  */
 export function nativeRoutes(native: NativeService, opts: StreamRouteOptions): Router {
   const router = Router();
