@@ -89,7 +89,7 @@ export interface BilledCallPorts<R extends RouteRef, A extends string, U, Plan> 
   logger: Logger;
 }
 
-export interface CallSpec<R, A extends string, Plan> {
+export interface CallSpec<A extends string, Plan> {
   apiType: A;
   identity: Identity;
   traceId: string;
@@ -100,12 +100,12 @@ export interface CallSpec<R, A extends string, Plan> {
   requestId?: string;
 }
 
-export interface UnaryCallSpec<R, A extends string, Plan, T, U> extends CallSpec<R, A, Plan> {
+export interface UnaryCallSpec<R, A extends string, Plan, T, U> extends CallSpec<A, Plan> {
   send(route: R, requestId: string): Promise<T>;
   usageOf(result: T, route: R): CallOutcome<U>;
 }
 
-export interface StreamCallSpec<R, A extends string, Plan, S, E, U> extends CallSpec<R, A, Plan> {
+export interface StreamCallSpec<R, A extends string, Plan, S, E, U> extends CallSpec<A, Plan> {
   /** Text size of the prompt, for the journal's estimate if the stream is never finished here. */
   promptChars: number;
   open(route: R, requestId: string): Promise<S>;
@@ -163,7 +163,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     };
   }
 
-  private async authorize(spec: CallSpec<R, A, Plan>): Promise<{ requestId: string; log: Logger; startedAt: number }> {
+  private async authorize(spec: CallSpec<A, Plan>): Promise<{ requestId: string; log: Logger; startedAt: number }> {
     const requestId = spec.requestId ?? newRequestId();
     // Settled by billing from the usage event; released below if the call fails.
     await this.ports.holds.reserve(spec.identity, requestId, spec.plan, spec.traceId);
@@ -171,7 +171,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
   }
 
   /** Nothing generated, nothing billed: the hold goes back. */
-  private async releasedOnFailure<T>(spec: CallSpec<R, A, Plan>, requestId: string, run: () => Promise<T>): Promise<T> {
+  private async releasedOnFailure<T>(spec: CallSpec<A, Plan>, requestId: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
@@ -180,7 +180,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     }
   }
 
-  private settle(spec: CallSpec<R, A, Plan>, requestId: string, route: R, outcome: CallOutcome<U>,
+  private settle(spec: CallSpec<A, Plan>, requestId: string, route: R, outcome: CallOutcome<U>,
     timing: { streamed: boolean; cancelled: boolean; startedAt: number; firstByteAt: number }, log: Logger): void {
     if (!outcome.usage) log.error({ deployment: route.deployment.id, apiType: spec.apiType }, 'call ended without usage; recording zero usage');
     this.ports.usage.record({ requestId, identity: spec.identity, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
