@@ -1,5 +1,6 @@
 export * from './config';
 export * from './errors';
+export * from './event-stream';
 export * from './grpc';
 export * from './health';
 export * from './http';

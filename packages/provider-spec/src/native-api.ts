@@ -36,8 +36,6 @@ export interface NativeStream {
   usage(): Usage | null;
   providerResponseId(): string;
   servedModel(): string;
-  /** Encodes a gateway failure after the first byte as an error event of this format. */
-  errorEvent(err: { type: string; message: string }): NativeEvent;
 }
 
 /** One (native API, upstream) pair. Failures before the first byte are thrown as typed, retry-tagged errors. */
@@ -45,6 +43,8 @@ export interface NativeApiTranslator {
   readonly api: NativeApi;
   call(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeResponse>;
   stream(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<NativeStream>;
+  /** The prompt's input tokens, counted by the provider; only where its format has a count endpoint (free, nothing generated). */
+  countTokens?(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<number>;
   /** Releases pooled upstream connections. */
   close?(): Promise<void>;
 }

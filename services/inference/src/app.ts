@@ -66,11 +66,12 @@ export async function startInferenceService({ config, store, bus, logger, env = 
       .addCheck('bus', () => bus.ping(), 'degraded');
     const translators = client('translators', new NativeTranslators());
     const native = new NativeService({ models, router, spend, usage, translators, logger });
+    const streams = { drainMs: config.ABANDONED_STREAM_DRAIN_MS, heartbeatMs: config.SSE_HEARTBEAT_MS };
     return {
       routes: [
         modelRoutes(models),
-        chatRoutes(chat, config.ABANDONED_STREAM_DRAIN_MS),
-        nativeRoutes(native, config.ABANDONED_STREAM_DRAIN_MS),
+        chatRoutes(chat, streams),
+        nativeRoutes(native, streams),
         asyncChat.router,
       ],
     };

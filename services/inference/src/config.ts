@@ -13,6 +13,8 @@ export const inferenceConfigSchema = z.object({
   USAGE_LINGER_MS: z.coerce.number().int().min(0).default(5),
   /** How long a stream whose client went away is still read to learn (and bill) what was generated. */
   ABANDONED_STREAM_DRAIN_MS: z.coerce.number().int().min(0).default(30_000),
+  /** A `: ping` comment on a stream idle this long (0: none), so idle proxies keep it open. */
+  SSE_HEARTBEAT_MS: z.coerce.number().int().min(0).default(15_000),
   /**
    * Open-call journal: a stream's entry is leased by its instance and renewed every third of this; once it has
    * lapsed this long (the instance died), any instance bills the stream with estimated usage.

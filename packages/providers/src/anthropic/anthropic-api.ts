@@ -40,6 +40,9 @@ export const anthropicMessageEnvelopeSchema = z.looseObject({
   usage: anthropicUsageSchema.nullish(),
 });
 
+/** `POST /v1/messages/count_tokens` answer. */
+export const anthropicTokenCountSchema = z.looseObject({ input_tokens: z.number().int().nonnegative() });
+
 export const anthropicErrorSchema = z.looseObject({
   type: z.literal('error').nullish(),
   error: z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }),

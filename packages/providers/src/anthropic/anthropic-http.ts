@@ -16,10 +16,13 @@ export interface MessagesCall {
   clientHeaders?: Record<string, string>;
 }
 
-/** POSTs to `{baseUrl}/messages`; resolves on 2xx headers, throws the mapped error for any other status. */
-export function postMessages(pools: OriginPools, target: ChatTarget, call: MessagesCall, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+/**
+ * POSTs to `{baseUrl}/messages` (or `/messages/count_tokens`, which takes the same body less `max_tokens`);
+ * resolves on 2xx headers, throws the mapped error for any other status.
+ */
+export function postMessages(pools: OriginPools, target: ChatTarget, call: MessagesCall, deadline: Deadline, endpoint: '/messages' | '/messages/count_tokens' = '/messages'): Promise<Dispatcher.ResponseData> {
   return postUpstream(pools, target, {
-    endpoint: '/messages',
+    endpoint,
     headers: requestHeaders(target, call),
     body: call.body,
     deadline,

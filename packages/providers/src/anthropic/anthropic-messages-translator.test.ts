@@ -144,17 +144,20 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
       expect((error as Error).message).toContain('malformed');
       expect(isRetryableUpstreamError(error)).toBe(false);
     });
+  });
 
-    it.each([
-      [{ type: 'upstream_error', message: 'The provider failed' }, { type: 'api_error', message: 'The provider failed' }],
-      [{ type: 'rate_limit_error', message: 'slow down' }, { type: 'rate_limit_error', message: 'slow down' }],
-      [{ type: 'service_unavailable_error', message: 'busy' }, { type: 'overloaded_error', message: 'busy' }],
-    ])('encodes a gateway failure %j as an Anthropic error event', async (err, error) => {
-      const stream = await up.provider.stream(native('claude-sonnet-4-5'), up.target);
-      await collect(stream.events);
-      const event = stream.errorEvent(err);
-      expect(event.event).toBe('error');
-      expect(JSON.parse(event.data)).toEqual({ type: 'error', error });
+  describe('countTokens', () => {
+    it("asks the provider's count endpoint with the body less max_tokens, and returns its count", async () => {
+      const { max_tokens: _cap, metadata: _meta, ...prompt } = nativeBody('claude-sonnet-4-5');
+      const counted = await up.provider.countTokens!({ body: prompt, headers: {} }, up.target);
+      const answered = await up.provider.call(native('claude-sonnet-4-5'), up.target);
+      expect(counted).toBe(answered.usage.prompt_tokens);
+      expect(counted).toBeGreaterThan(0);
+    });
+
+    it("maps the provider's refusal like any other call", async () => {
+      const err = await up.provider.countTokens!({ body: { model: 'claude-sonnet-4-5', messages: [] }, headers: {} }, up.target).catch((e: unknown) => e);
+      expectTypedFailure(err, InputError, { status: 400 }, false);
     });
   });
 

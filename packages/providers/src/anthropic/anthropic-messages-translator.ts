@@ -3,13 +3,13 @@ import { nativeEventStream, nativeResponse } from '../http/native-event-stream';
 import { OriginPools } from '../http/origin-pools';
 import { callUpstream, openUpstreamStream } from '../http/upstream-call';
 import { readJsonAnswer } from '../http/upstream-json';
-import { anthropicMessageEnvelopeSchema } from './anthropic-api';
+import { anthropicMessageEnvelopeSchema, anthropicTokenCountSchema } from './anthropic-api';
 import { anthropicRequestId, postMessages } from './anthropic-http';
 import { AnthropicNativeStreamObserver } from './anthropic-native-stream';
 import { convertAnthropicUsage } from './convert-anthropic-usage';
 
 /**
- * `POST /v1/messages` passthrough to an Anthropic upstream: the client's body goes out as given (model already
+ * `POST /v1/messages` (and `/v1/messages/count_tokens`) passthrough to an Anthropic upstream: the client's body goes out as given (model already
  * replaced) with the gateway's credential; the answer comes back untouched, and only id, model and usage are
  * read from it.
  */
@@ -32,6 +32,14 @@ export class AnthropicMessagesTranslator implements NativeApiTranslator {
       postMessages(this.pools, target, { body: bodyFor(req.body, true), stream: true, clientHeaders: req.headers }, d),
     );
     return nativeEventStream(res, deadline, new AnthropicNativeStreamObserver(anthropicRequestId(res.headers)));
+  }
+
+  async countTokens(req: NativeRequest, target: ChatTarget, signal?: AbortSignal): Promise<number> {
+    return callUpstream(target, signal, async (deadline) => {
+      const call = { body: JSON.stringify(req.body), stream: false, clientHeaders: req.headers };
+      const res = await postMessages(this.pools, target, call, deadline, '/messages/count_tokens');
+      return (await readJsonAnswer(res, anthropicTokenCountSchema)).data.input_tokens;
+    });
   }
 
   /** Releases pooled upstream connections. */

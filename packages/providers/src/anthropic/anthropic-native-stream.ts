@@ -11,7 +11,7 @@ const READ_EVENTS = new Set(['message_start', 'message_delta', 'message_stop', '
 /**
  * Watches a native Messages stream on its way to the client: forwards each event untouched while reading
  * id, model and usage from message_start and message_delta. An upstream `error` event is thrown as a typed
- * error instead of forwarded, so the gateway reports it once, through `anthropicErrorEvent`.
+ * error instead of forwarded, so the gateway reports it once, as the messages format's error event.
  */
 export class AnthropicNativeStreamObserver implements NativeStreamObserver {
   private id = '';
@@ -56,22 +56,4 @@ export class AnthropicNativeStreamObserver implements NativeStreamObserver {
   servedModel(): string {
     return this.model;
   }
-
-  errorEvent(err: { type: string; message: string }): NativeEvent {
-    return anthropicErrorEvent(err);
-  }
-}
-
-/** Gateway error types in Anthropic's vocabulary, so Anthropic clients recognise an error the gateway raised. */
-const ANTHROPIC_ERROR_TYPE: Record<string, string> = {
-  upstream_error: 'api_error',
-  api_error: 'api_error',
-  service_unavailable_error: 'overloaded_error',
-  insufficient_balance_error: 'billing_error',
-};
-
-/** Anthropic's in-stream error: `event: error` with `{type: 'error', error: {type, message}}`. */
-export function anthropicErrorEvent(err: { type: string; message: string }): NativeEvent {
-  const type = ANTHROPIC_ERROR_TYPE[err.type] ?? err.type;
-  return { event: 'error', data: JSON.stringify({ type: 'error', error: { type, message: err.message } }) };
 }

@@ -12,8 +12,6 @@ export interface NativeStreamObserver {
   usage(): Usage | null;
   responseId(): string;
   servedModel(): string;
-  /** Encodes a gateway failure after the first byte as an error event of the wire format. */
-  errorEvent(err: { type: string; message: string }): NativeEvent;
 }
 
 /** A 2xx native stream answer, passed through `observer`. */
@@ -23,7 +21,6 @@ export function nativeEventStream(res: Dispatcher.ResponseData, deadline: Deadli
     usage: () => observer.usage(),
     providerResponseId: () => observer.responseId(),
     servedModel: () => observer.servedModel(),
-    errorEvent: (err) => observer.errorEvent(err),
   };
 }
 

@@ -13,7 +13,6 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
  * through untouched. Only lifecycle events are parsed; deltas are never looked into.
  */
 export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
-  private seen = 0;
   private finished = false;
   private seenUsage: Usage | null = null;
   private id = '';
@@ -25,7 +24,6 @@ export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
 
   /** The event to pass on (name and raw data, as sent); throws when a lifecycle event is malformed. */
   observe(event: ServerSentEvent): NativeEvent[] {
-    this.seen++;
     const passed = [forwardedEvent(event)];
     const type = event.event ?? typeFromData(event.data);
     if (type && TERMINAL.has(type)) this.finished = true;
@@ -53,11 +51,6 @@ export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
 
   servedModel(): string {
     return this.model;
-  }
-
-  /** OpenAI's in-stream error event, numbered after the events already sent. */
-  errorEvent(err: { type: string; message: string }): NativeEvent {
-    return { event: 'error', data: JSON.stringify({ type: 'error', code: err.type, message: err.message, param: null, sequence_number: this.seen }) };
   }
 }
 

@@ -111,14 +111,6 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
       expect(isRetryableUpstreamError(error)).toBe(retryable);
     });
 
-    it('encodes a gateway failure as OpenAI error event, numbered after what was sent', async () => {
-      const s = await up.provider.stream(request('hi'), withModel('sim-fixture-truncated-stream'));
-      const { received } = await collectUntilError(s.events);
-      const e = s.errorEvent({ type: 'upstream_error', message: 'The provider failed' });
-      expect(e.event).toBe('error');
-      expect(JSON.parse(e.data)).toEqual({ type: 'error', code: 'upstream_error', message: 'The provider failed', param: null, sequence_number: received.length });
-    });
-
     it('releases the connection when the caller stops early, even before the first event', async () => {
       const single = new OpenAIResponsesTranslator(new OriginPools({ connections: 1 }));
       try {

@@ -102,6 +102,31 @@ describe('Anthropic simulator', () => {
     });
   });
 
+  describe('count_tokens', () => {
+    const count = (body: object, headers: Record<string, string> = HEADERS) =>
+      fetch(`${sim.baseUrl}/messages/count_tokens`, { method: 'POST', headers, body: JSON.stringify(body) });
+
+    it('counts the input tokens a message call with the same prompt reports, without max_tokens', async () => {
+      const prompt = { model: 'claude-sonnet-4-5', system: 'be nice', messages: hello };
+      const res = await count(prompt);
+      expect(res.status).toBe(200);
+      const counted = await jsonOf(res);
+      expect(counted).toEqual({ input_tokens: expect.any(Number) });
+      const answered = await jsonOf(await post({ ...prompt, max_tokens: 10 }));
+      expect(counted.input_tokens).toBe(answered.usage.input_tokens);
+    });
+
+    it.each([
+      ['no messages', { model: 'claude-sonnet-4-5', messages: [] }, HEADERS, 400, 'invalid_request_error'],
+      ['no anthropic-version', { model: 'claude-sonnet-4-5', messages: hello }, { 'x-api-key': 'k' }, 400, 'invalid_request_error'],
+      ['no key', { model: 'claude-sonnet-4-5', messages: hello }, { 'anthropic-version': '2023-06-01' }, 401, 'authentication_error'],
+    ])('refuses %s as Anthropic does', async (_name, body, headers, status, type) => {
+      const res = await count(body, headers);
+      expect(res.status).toBe(status);
+      expect((await jsonOf(res)).error.type).toBe(type);
+    });
+  });
+
   it('answers sim-refusal with stop_reason refusal', async () => {
     const body = await jsonOf(await message({ model: 'sim-refusal' }));
     expect(body).toMatchObject({ content: [], stop_reason: 'refusal' });

@@ -27,6 +27,7 @@ export interface AnthropicSimulator extends RunningSimulator {
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
 /** Events written before `sim-drop` cuts the connection: message_start, block start, ping, one delta. */
 const EVENTS_BEFORE_DROP = 4;
 
@@ -42,7 +43,7 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
   }));
 }
 
-/** `POST /v1/messages` behind an `x-api-key`, with `anthropic-version` required. */
+/** `POST /v1/messages` and `POST /v1/messages/count_tokens` behind an `x-api-key`, with `anthropic-version` required. */
 export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): SimulatorHandler {
   let callCounter = 0;
   const latencyDefault = options.latencyMs ?? 0;
@@ -56,19 +57,21 @@ export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): S
       req.resume();
       return sendJson(res, 401, anthropicErrorBody('authentication_error', 'x-api-key header is required', requestId), requestId);
     }
-    if (req.method !== 'POST' || path !== '/v1/messages') {
+    if (req.method !== 'POST' || (path !== '/v1/messages' && path !== COUNT_TOKENS_PATH)) {
       req.resume();
       return sendJson(res, 404, anthropicErrorBody('not_found_error', 'Not Found', requestId), requestId);
     }
     readBody(req, MAX_BODY_BYTES, () => sendJson(res, 413, simulatedErrorBody(413, '', requestId), requestId), (buffer) => {
       const raw = buffer.toString('utf8');
+      if (path === COUNT_TOKENS_PATH) return handleCountTokens(req, res, raw, requestId);
       options.onMessagesRequest?.({ headers: req.headers, body: raw });
       handleMessages(req, res, raw, callId, requestId);
     });
   }
 
-  function handleMessages(req: http.IncomingMessage, res: http.ServerResponse, raw: string, callId: string, requestId: string): void {
-    const invalid = (message: string) => sendJson(res, 400, anthropicErrorBody('invalid_request_error', message, requestId), requestId);
+  /** The common checks of both endpoints; null when an error was sent. */
+  function parseBody(req: http.IncomingMessage, res: http.ServerResponse, raw: string, requestId: string): MessagesBody | null {
+    const invalid = (message: string) => { sendJson(res, 400, anthropicErrorBody('invalid_request_error', message, requestId), requestId); return null; };
     if (typeof req.headers['anthropic-version'] !== 'string') return invalid('anthropic-version: header is required');
     let body: MessagesBody;
     try {
@@ -79,7 +82,23 @@ export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): S
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('The request body must be a JSON object.');
     if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required');
     if (!Array.isArray(body.messages) || body.messages.length === 0) return invalid('messages: at least one message is required');
-    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return invalid('max_tokens: Field required');
+    return body;
+  }
+
+  /** `POST /v1/messages/count_tokens`: the prompt's input tokens, counted as a message call would (no max_tokens, nothing generated). */
+  function handleCountTokens(req: http.IncomingMessage, res: http.ServerResponse, raw: string, requestId: string): void {
+    const body = parseBody(req, res, raw, requestId);
+    if (!body) return;
+    const { inputTokens } = simulateMessage({ ...body, max_tokens: 1 }, { toolUseId: 'toolu_count' });
+    sendJson(res, 200, { input_tokens: inputTokens }, requestId);
+  }
+
+  function handleMessages(req: http.IncomingMessage, res: http.ServerResponse, raw: string, callId: string, requestId: string): void {
+    const body = parseBody(req, res, raw, requestId);
+    if (!body) return;
+    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
+      return sendJson(res, 400, anthropicErrorBody('invalid_request_error', 'max_tokens: Field required', requestId), requestId);
+    }
 
     const model = body.model;
     const latency = latencyOf(req, latencyDefault);
@@ -109,7 +128,7 @@ export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): S
     });
   }
 
-  return simulatorHandler((path) => path === '/v1/messages', route);
+  return simulatorHandler((path) => path === '/v1/messages' || path === COUNT_TOKENS_PATH, route);
 }
 
 /** Anthropic answers carry their request id in a `request-id` header. */

@@ -1,21 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorEnvelope, H_TRACE_ID, sendError, UnavailableError, type Logger } from '@gw/platform';
-import { streamFormatOf, type StreamFormat } from './route-table';
+import { H_TRACE_ID, sendError, streamErrorEvent, UnavailableError, type Logger } from '@gw/platform';
+import { streamFormatOf } from './route-table';
 
 const CUT_MESSAGE = 'The service streaming this response stopped before the response was complete';
-
-/** The in-stream error event of each format (API-NOTES, Streaming: a failure after the first byte). */
-export function streamErrorEvent(format: StreamFormat, traceId: string): string {
-  const e = new UnavailableError(CUT_MESSAGE, 'upstream_stream_cut');
-  switch (format) {
-    case 'chat':
-      return `data: ${JSON.stringify(errorEnvelope(e, traceId))}\n\n`;
-    case 'responses':
-      return `event: error\ndata: ${JSON.stringify({ type: 'error', code: e.type, message: e.message, param: null })}\n\n`;
-    case 'messages':
-      return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: e.message } })}\n\n`;
-  }
-}
 
 const KEPT_ON_CUT = new Set(['x-request-id', 'x-trace-id']);
 
@@ -50,7 +37,7 @@ export function endCutResponses(proxyRes: IncomingMessage, req: IncomingMessage,
       sendError(res as never, new UnavailableError('The service for this route is unavailable'), traceId);
     } else if (format) {
       const separator = tail === '\n\n' ? '' : tail.endsWith('\n') ? '\n' : '\n\n';
-      res.end(separator + streamErrorEvent(format, traceId));
+      res.end(separator + streamErrorEvent(format, new UnavailableError(CUT_MESSAGE, 'upstream_stream_cut'), traceId));
     } else {
       res.destroy();
     }

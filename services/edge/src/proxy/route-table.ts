@@ -1,3 +1,5 @@
+import type { EventStreamFormat } from '@gw/platform';
+
 /** Which service owns a public path, and whether the path needs an API key. */
 export type Upstream = 'inference' | 'keys' | 'billing';
 
@@ -15,7 +17,7 @@ export function matchRoute(path: string): RouteMatch | null {
   if (exactOrUnder(path, '/v1/models')) return { upstream: 'inference', auth: 'optional', allowXApiKey: false };
   if (path === '/v1/chat/completions') return { upstream: 'inference', auth: 'required', allowXApiKey: false };
   if (exactOrUnder(path, '/v1/responses')) return { upstream: 'inference', auth: 'required', allowXApiKey: false };
-  if (path === '/v1/messages') return { upstream: 'inference', auth: 'required', allowXApiKey: true };
+  if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return { upstream: 'inference', auth: 'required', allowXApiKey: true };
   if (exactOrUnder(path, '/v1/async/chat/completions')) return { upstream: 'inference', auth: 'required', allowXApiKey: false };
   if (path === '/v1/key' || exactOrUnder(path, '/v1/keys')) return { upstream: 'keys', auth: 'required', allowXApiKey: false };
   if (path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
@@ -23,9 +25,7 @@ export function matchRoute(path: string): RouteMatch | null {
 }
 
 /** The server-sent event format a route streams in, so the edge can end a cut stream in that format. */
-export type StreamFormat = 'chat' | 'responses' | 'messages';
-
-export function streamFormatOf(path: string): StreamFormat | null {
+export function streamFormatOf(path: string): EventStreamFormat | null {
   if (path === '/v1/chat/completions') return 'chat';
   if (path === '/v1/responses') return 'responses';
   if (path === '/v1/messages') return 'messages';

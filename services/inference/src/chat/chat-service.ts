@@ -1,31 +1,30 @@
-import { NotFoundError, newRequestId, type Identity, type Logger } from '@gw/platform';
+import { NotFoundError, type Identity } from '@gw/platform';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
 import type { CatalogModel } from '@gw/catalog';
+import { callBounds, inferenceBilledCalls, type BilledCallDeps, type CallPlan, type InferenceBilledCalls } from '../billed-call/inference-billed-calls';
 import type { ModelDirectory } from '../catalog/model-objects';
-import type { DeploymentRouter, Route } from '../routing/deployment-router';
-import type { SpendGuard } from '../spend/spend-guard';
-import { chatChunkChars, observed, promptChars } from '../usage/usage-estimate';
-import type { UsageRecorder } from '../usage/usage-recorder';
+import type { Route } from '../routing/deployment-router';
+import { chatChunkChars, promptChars } from '../usage/usage-estimate';
 import { routesHonouring, validateChatBody, validateChatForModel } from './validate-chat-request';
 
-export interface ChatDeps {
+export interface ChatDeps extends BilledCallDeps {
   models: ModelDirectory;
-  router: DeploymentRouter;
-  spend: SpendGuard;
-  usage: UsageRecorder;
-  logger: Logger;
 }
 
 export interface StartedStream {
   requestId: string;
   chunks: AsyncIterable<ChatCompletionChunk>;
   /** Bills what the stream produced; call once, after iteration ended (normally or not). */
-  finish(outcome: { cancelled: boolean; lastChunk: ChatCompletionChunk | null }): void;
+  finish(outcome: { cancelled: boolean }): void;
 }
 
-/** Chat completions: validate, pre-authorize, route, call, and record usage for billing. */
+/** Chat completions: validation and the chat format; the billed-call lifecycle authorizes, routes and bills. */
 export class ChatService {
-  constructor(private readonly deps: ChatDeps) {}
+  private readonly calls: InferenceBilledCalls;
+
+  constructor(private readonly deps: ChatDeps) {
+    this.calls = inferenceBilledCalls(deps);
+  }
 
   prepare(body: unknown) {
     const req = validateChatBody(body);
@@ -41,88 +40,62 @@ export class ChatService {
    */
   async complete(body: unknown, id: Identity, traceId: string, opts: { requestId?: string; signal?: AbortSignal } = {}): Promise<{ requestId: string; completion: ChatCompletion }> {
     const { req, model, serves } = this.prepare(body);
-    const requestId = opts.requestId ?? newRequestId();
-    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
-    await this.reserve(id, requestId, { req, model }, traceId);
-    const log = this.deps.logger.child({ traceId, requestId });
-    const startedAt = Date.now();
-    const { result, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
-      () => this.deps.router.attempt(model, (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal), serves, log));
-    const { completion, usage } = result;
-    this.bill(id, route, requestId, model.id, {
-      providerResponseId: completion.id, servedModel: completion.model, streamed: false, cancelled: false,
-      finishReason: completion.choices[0]?.finish_reason ?? '', usage, startedAt, firstByteAt: startedAt,
+    const { requestId, result: { completion, usage } } = await this.calls.call({
+      apiType: 'chat', identity: id, traceId, model: model.id, plan: plan(req, model, serves), requestId: opts.requestId,
+      send: (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal),
+      usageOf: ({ completion: c, usage }) => ({
+        usage, providerResponseId: c.id, servedModel: c.model, finishReason: c.choices[0]?.finish_reason ?? '',
+      }),
     });
     return { requestId, completion: { ...completion, usage: normalizedUsage(usage) } };
   }
 
   async stream(body: unknown, id: Identity, traceId: string): Promise<StartedStream & { includeUsage: boolean; req: ChatCompletionRequest }> {
     const { req, model, serves } = this.prepare(body);
-    const requestId = newRequestId();
-    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
-    await this.reserve(id, requestId, { req, model }, traceId);
-    const log = this.deps.logger.child({ traceId, requestId });
-    const startedAt = Date.now();
-    // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
-    const open = this.deps.usage.openStream({
-      requestId, accountId: id.accountId, keyHash: id.keyHash, model: model.id, apiType: 'chat', startedAt, promptChars: promptChars([req.messages, req.tools]),
+    // The id, model and finish reason seen last, for the usage record.
+    let last: ChatCompletionChunk | null = null;
+    const started = await this.calls.stream<ChatStream, ChatCompletionChunk>({
+      apiType: 'chat', identity: id, traceId, model: model.id, plan: plan(req, model, serves),
+      promptChars: promptChars([req.messages, req.tools]),
+      open: (r) => r.provider.chatStream(req, r.target),
+      items: (s) => s.chunks,
+      progress: (c) => {
+        if (c.choices.length > 0 || c.usage) last = mergeLast(last, c);
+        return { chars: chatChunkChars(c), providerResponseId: c.id, servedModel: c.model };
+      },
+      usageOf: (s, r) => ({
+        usage: s.usage(), providerResponseId: last?.id ?? '', servedModel: last?.model ?? r.target.providerModel,
+        finishReason: last?.choices[0]?.finish_reason ?? '',
+      }),
     });
-    const { result: stream, route } = await this.deps.spend.releasedOnFailure(id, requestId, traceId,
-      () => this.deps.router.attempt<ChatStream>(model, async (r) => {
-        await open.sendingTo(r.providerName, r.deployment.id);
-        return r.provider.chatStream(req, r.target);
-      }, serves, log)).catch((err: unknown) => { open.discard(); throw err; });
-    const chunks = observed(stream.chunks, (c) => open.noteOutput(chatChunkChars(c), { providerResponseId: c.id, servedModel: c.model }));
-    // --- end open-call journal
-    const firstByteAt = Date.now();
-    let billed = false;
     return {
       req,
-      requestId,
+      requestId: started.requestId,
       includeUsage: req.stream_options?.include_usage === true,
-      chunks,
-      finish: ({ cancelled, lastChunk }) => {
-        if (billed) return;
-        billed = true;
-        const usage = stream.usage();
-        if (!usage) {
-          log.error({ deployment: route.deployment.id }, 'stream ended without usage; recording zero usage');
-        }
-        this.bill(id, route, requestId, model.id, {
-          providerResponseId: lastChunk?.id ?? '', servedModel: lastChunk?.model ?? route.target.providerModel,
-          streamed: true, cancelled, finishReason: lastChunk?.choices[0]?.finish_reason ?? '',
-          usage: usage ?? {}, startedAt, firstByteAt,
-        });
-        open.close();
-      },
+      chunks: started.items,
+      finish: started.finish,
     };
   }
 
   /** Holds the call's worst case under `requestId` (idempotent: an async job's re-runs hold once). */
   reserve(id: Identity, requestId: string, { req, model }: { req: ChatCompletionRequest; model: CatalogModel }, traceId: string): Promise<void> {
-    return this.deps.spend.reserve(id, requestId, {
-      model,
-      deployments: this.deps.router.candidates(model).map((r) => r.deployment.id),
-      input: req,
-      maxOutputTokens: req.max_completion_tokens ?? req.max_tokens ?? null,
-      choices: req.n ?? 1,
-    }, traceId);
+    return this.deps.spend.reserve(id, requestId, callBounds(this.deps.router, plan(req, model, routesHonouring(req, model, this.deps.router))), traceId);
   }
 
   /** Drops the hold of a call that will not run (a cancelled queued job). */
   release(id: Identity, requestId: string, traceId: string): void {
     this.deps.spend.release(id, requestId, traceId);
   }
+}
 
-  private bill(id: Identity, route: Route, requestId: string, model: string, call: {
-    providerResponseId: string; servedModel: string; streamed: boolean; cancelled: boolean; finishReason: string;
-    usage: Usage; startedAt: number; firstByteAt: number;
-  }): void {
-    this.deps.usage.record({
-      requestId, accountId: id.accountId, keyHash: id.keyHash, model, providerName: route.providerName,
-      deployment: route.deployment, apiType: 'chat', ...call,
-    });
-  }
+function plan(req: ChatCompletionRequest, model: CatalogModel, serves: (route: Route) => boolean): CallPlan {
+  return { model, serves, input: req, maxOutputTokens: req.max_completion_tokens ?? req.max_tokens ?? null, choices: req.n ?? 1 };
+}
+
+/** Keeps the chunk that carried the finish reason (or the first one seen). */
+function mergeLast(prev: ChatCompletionChunk | null, chunk: ChatCompletionChunk): ChatCompletionChunk {
+  if (!prev || chunk.choices.some((c) => c.finish_reason)) return chunk;
+  return prev;
 }
 
 /** Spec Usage: token counts only as reported; `total_tokens` filled when both halves are known. */

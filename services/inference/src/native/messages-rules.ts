@@ -9,6 +9,17 @@ import { check, checkModel, checkNumber, checkRequestBody, checkType, isObject, 
 const ROLES = ['user', 'assistant'];
 
 export function validateMessagesRequest(raw: unknown): Body {
+  const body = validateMessagesBody(raw);
+  check(body.max_tokens !== undefined, 'max_tokens', 'max_tokens is required');
+  return body;
+}
+
+/** `POST /v1/messages/count_tokens`: the same body, without the required output cap (nothing is generated). */
+export function validateCountTokensRequest(raw: unknown): Body {
+  return validateMessagesBody(raw);
+}
+
+function validateMessagesBody(raw: unknown): Body {
   const body = checkRequestBody(raw);
   checkModel(body);
   check(Array.isArray(body.messages) && body.messages.length > 0, 'messages', 'messages must be a non-empty array');
@@ -19,7 +30,6 @@ export function validateMessagesRequest(raw: unknown): Body {
     check(typeof msg.role === 'string' && ROLES.includes(msg.role), `${p}.role`, `${p}.role must be one of ${ROLES.join(', ')}`);
     check(typeof msg.content === 'string' || Array.isArray(msg.content), `${p}.content`, `${p}.content must be a string or an array of content blocks`);
   });
-  check(body.max_tokens !== undefined, 'max_tokens', 'max_tokens is required');
   checkNumber(body.max_tokens, 'max_tokens', { min: 1, integer: true });
   checkType(body.stream, 'stream', 'boolean');
   checkType(body.metadata, 'metadata', 'object');

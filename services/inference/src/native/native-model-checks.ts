@@ -30,6 +30,12 @@ export function checkMessagesForModel(body: Body, model: CatalogModel): void {
     if (!Array.isArray(m.content)) return;
     m.content.forEach((block, j) => { if (isObject(block)) checkMessagesContentBlock(block, model, `messages[${i}].content[${j}]`); });
   });
-  const estimate = estimatePromptTokens([body.system, messages, body.tools], messages.length);
-  checkPromptFits(model, estimate, 'messages', { param: 'max_tokens', cap: body.max_tokens as number });
+  const cap = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+  checkPromptFits(model, messagesPromptEstimate(body), 'messages', { param: 'max_tokens', cap });
+}
+
+/** A messages body's prompt tokens as the gateway estimates them (see estimatePromptTokens). */
+export function messagesPromptEstimate(body: Body): number {
+  const messages = body.messages as Body[];
+  return estimatePromptTokens([body.system, messages, body.tools], messages.length);
 }

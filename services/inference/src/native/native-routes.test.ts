@@ -87,7 +87,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
       } as never,
     });
     const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: 1 << 20, identity: new IdentityVerifier(SECRET) });
-    app.use(nativeRoutes(native, 5_000));
+    app.use(nativeRoutes(native, { drainMs: 5_000, heartbeatMs: 0 }));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

@@ -1,22 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CatalogModel } from '@gw/catalog';
-import { InputError, NotFoundError, newRequestId, type Identity, type Logger } from '@gw/platform';
-import type { ChatCompletionRequest, NativeApi, NativeApiTranslator, NativeEvent, NativeRequest, NativeResponse, NativeStream, Usage } from '@gw/provider-spec';
+import { InputError, NotFoundError, type Identity, type Logger } from '@gw/platform';
+import type { ChatCompletionRequest, NativeApi, NativeApiTranslator, NativeEvent, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
+import { inferenceBilledCalls, type BilledCallDeps, type CallPlan, type InferenceBilledCalls } from '../billed-call/inference-billed-calls';
 import type { ModelDirectory } from '../catalog/model-objects';
 import { validateAgainstModel } from '../chat/validate-chat-request';
-import type { DeploymentRouter, Route } from '../routing/deployment-router';
-import type { SpendGuard } from '../spend/spend-guard';
-import { nativeEventChars, observed, promptChars } from '../usage/usage-estimate';
-import type { UsageRecorder } from '../usage/usage-recorder';
+import type { Route } from '../routing/deployment-router';
+import { nativeEventChars, promptChars } from '../usage/usage-estimate';
 import { check, type Body } from './body-checks';
+import { validateCountTokensRequest } from './messages-rules';
+import { messagesPromptEstimate } from './native-model-checks';
 import { NATIVE_API_RULES } from './native-api-rules';
 import type { NativeTranslators } from './native-translators';
 
-export interface NativeDeps {
+export interface NativeDeps extends BilledCallDeps {
   models: ModelDirectory;
-  router: DeploymentRouter;
-  spend: SpendGuard;
-  usage: UsageRecorder;
   translators: NativeTranslators;
   logger: Logger;
 }
@@ -32,7 +30,6 @@ export interface NativeCall {
 export interface StartedNativeStream {
   requestId: string;
   events: AsyncIterable<NativeEvent>;
-  errorEvent: NativeStream['errorEvent'];
   /** Bills what the stream produced; call once, after iteration ended (normally or not). */
   finish(outcome: { cancelled: boolean }): void;
 }
@@ -41,86 +38,64 @@ interface Prepared {
   model: CatalogModel;
   body: Body;
   headers: Record<string, string>;
-  serves: (route: Route) => boolean;
+  plan: CallPlan;
 }
 
 /**
  * `POST /v1/responses` and `POST /v1/messages`: the provider's own format passes through both ways; the
- * gateway validates, pre-authorizes, routes (with fallback before the first byte) and bills.
+ * gateway validates, and the billed-call lifecycle authorizes, routes (with fallback before the first byte) and bills.
  */
 export class NativeService {
-  constructor(private readonly deps: NativeDeps) {}
+  private readonly calls: InferenceBilledCalls;
+
+  constructor(private readonly deps: NativeDeps) {
+    this.calls = inferenceBilledCalls(deps);
+  }
 
   async call(c: NativeCall): Promise<{ requestId: string; response: NativeResponse }> {
     const p = this.prepare(c);
-    const requestId = newRequestId();
-    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
-    await this.reserve(c, p, requestId);
-    const log = this.deps.logger.child({ traceId: c.traceId, requestId });
-    const startedAt = Date.now();
-    const { result, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
-      () => this.deps.router.attempt(p.model, (r) => this.translator(c.api, r).call(this.request(p, r), r.target), p.serves, log));
-    this.bill(c, route, requestId, p.model.id, {
-      providerResponseId: result.providerResponseId, servedModel: result.servedModel, streamed: false, cancelled: false,
-      usage: result.usage, startedAt, firstByteAt: startedAt,
+    const { requestId, result } = await this.calls.call({
+      apiType: c.api, identity: c.identity, traceId: c.traceId, model: p.model.id, plan: p.plan,
+      send: (r) => this.translator(c.api, r).call(this.request(p, r), r.target),
+      usageOf: (res) => ({ usage: res.usage, providerResponseId: res.providerResponseId, servedModel: res.servedModel, finishReason: '' }),
     });
     return { requestId, response: result };
   }
 
   async stream(c: NativeCall): Promise<StartedNativeStream> {
     const p = this.prepare(c);
-    const requestId = newRequestId();
-    // Spend hold: reserved here, settled by billing from the usage event, released if the call fails.
-    await this.reserve(c, p, requestId);
-    const log = this.deps.logger.child({ traceId: c.traceId, requestId });
-    const startedAt = Date.now();
-    // --- open-call journal: written before each provider attempt, so a stream cut by this instance's death is billed.
     const b = p.body;
-    const open = this.deps.usage.openStream({
-      requestId, accountId: c.identity.accountId, keyHash: c.identity.keyHash, model: p.model.id, apiType: c.api, startedAt,
+    const started = await this.calls.stream<NativeStream, NativeEvent>({
+      apiType: c.api, identity: c.identity, traceId: c.traceId, model: p.model.id, plan: p.plan,
       promptChars: promptChars([b.input, b.messages, b.system, b.instructions, b.tools]),
+      open: (r) => this.translator(c.api, r).stream(this.request(p, r), r.target),
+      items: (s) => s.events,
+      progress: (e, s) => ({ chars: nativeEventChars(e), providerResponseId: s.providerResponseId(), servedModel: s.servedModel() }),
+      usageOf: (s) => ({ usage: s.usage(), providerResponseId: s.providerResponseId(), servedModel: s.servedModel(), finishReason: '' }),
     });
-    const { result: stream, route } = await this.deps.spend.releasedOnFailure(c.identity, requestId, c.traceId,
-      () => this.deps.router.attempt(p.model, async (r) => {
-        await open.sendingTo(r.providerName, r.deployment.id);
-        return this.translator(c.api, r).stream(this.request(p, r), r.target);
-      }, p.serves, log)).catch((err: unknown) => { open.discard(); throw err; });
-    const events = observed(stream.events, (e) => open.noteOutput(nativeEventChars(e), { providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel() }));
-    // --- end open-call journal
-    const firstByteAt = Date.now();
-    let billed = false;
-    return {
-      requestId,
-      events,
-      errorEvent: (err) => stream.errorEvent(err),
-      finish: ({ cancelled }) => {
-        if (billed) return;
-        billed = true;
-        const usage = stream.usage();
-        if (!usage) log.error({ deployment: route.deployment.id }, 'native stream ended without usage; recording zero usage');
-        this.bill(c, route, requestId, p.model.id, {
-          providerResponseId: stream.providerResponseId(), servedModel: stream.servedModel(), streamed: true, cancelled,
-          usage: usage ?? {}, startedAt, firstByteAt,
-        });
-        open.close();
-      },
-    };
+    return { requestId: started.requestId, events: started.items, finish: started.finish };
   }
 
-  private reserve(c: NativeCall, p: Prepared, requestId: string): Promise<void> {
-    const cap = p.body[NATIVE_API_RULES[c.api].outputTokensParam];
-    return this.deps.spend.reserve(c.identity, requestId, {
-      model: p.model,
-      deployments: this.deps.router.candidates(p.model, p.serves).map((r) => r.deployment.id),
-      input: p.body,
-      maxOutputTokens: typeof cap === 'number' ? cap : null,
-      choices: 1,
-    }, c.traceId);
+  /**
+   * `POST /v1/messages/count_tokens`: the prompt's input tokens, asked of the provider's count endpoint where a
+   * route serving the model has one (with fallback), otherwise the gateway's estimate (messagesPromptEstimate).
+   * Counting is free upstream and generates nothing: no hold, no usage event.
+   */
+  async countTokens(c: Omit<NativeCall, 'api'>): Promise<{ input_tokens: number }> {
+    const { model, body, headers } = this.prepare({ ...c, api: 'messages' }, validateCountTokensRequest);
+    // Generation-only fields do not change the count, and the count endpoint does not take them.
+    const { max_tokens: _cap, stream: _stream, metadata: _metadata, ...prompt } = body;
+    const counts = (r: Route) => this.deps.translators.for('messages', r.kind)?.countTokens !== undefined;
+    if (this.deps.router.candidates(model, counts).length === 0) return { input_tokens: messagesPromptEstimate(body) };
+    const log = this.deps.logger.child({ traceId: c.traceId });
+    const { result } = await this.deps.router.attempt(model,
+      (r) => this.translator('messages', r).countTokens!({ body: { ...prompt, model: r.target.providerModel }, headers }, r.target), counts, log);
+    return { input_tokens: result };
   }
 
-  private prepare(c: NativeCall): Prepared {
+  private prepare(c: NativeCall, validate: (body: unknown) => Body = NATIVE_API_RULES[c.api].validate): Prepared {
     const rules = NATIVE_API_RULES[c.api];
-    const body = rules.validate(c.body);
+    const body = validate(c.body);
     const entry = this.deps.models.get(body.model as string);
     if (!entry) throw new NotFoundError(`Model '${body.model}' not found`, 'model', 'model_not_found');
     const model = entry.model;
@@ -143,7 +118,7 @@ export class NativeService {
     }
     const upstreamBody = { ...body };
     for (const [field, value] of Object.entries(rules.upstreamDefaults)) upstreamBody[field] ??= value;
-    return { model, body: upstreamBody, headers, serves };
+    return { model, body: upstreamBody, headers, plan: { model, serves, input: upstreamBody, maxOutputTokens: typeof cap === 'number' ? cap : null, choices: 1 } };
   }
 
   private translator(api: NativeApi, route: Route): NativeApiTranslator {
@@ -153,14 +128,5 @@ export class NativeService {
 
   private request(p: Prepared, route: Route): NativeRequest {
     return { body: { ...p.body, model: route.target.providerModel }, headers: p.headers };
-  }
-
-  private bill(c: NativeCall, route: Route, requestId: string, model: string, call: {
-    providerResponseId: string; servedModel: string; streamed: boolean; cancelled: boolean; usage: Usage; startedAt: number; firstByteAt: number;
-  }): void {
-    this.deps.usage.record({
-      requestId, accountId: c.identity.accountId, keyHash: c.identity.keyHash, model, providerName: route.providerName,
-      deployment: route.deployment, apiType: c.api, finishReason: '', ...call,
-    });
   }
 }

@@ -51,16 +51,6 @@ export class SpendGuard {
     }, { deadlineMs: 2000, traceId });
   }
 
-  /** Runs the provider call; when it fails (nothing generated, nothing billed) the hold is released. */
-  async releasedOnFailure<T>(id: Identity, requestId: string, traceId: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      this.release(id, requestId, traceId);
-      throw err;
-    }
-  }
-
   /** Best effort: a hold not released here expires in billing. */
   release(id: Identity, requestId: string, traceId: string): void {
     callUnary<ReleaseRequest, ReleaseResult>(this.billing, this.billing.Release, { account_id: id.accountId, request_id: requestId }, { deadlineMs: 2000, traceId })

@@ -59,11 +59,3 @@ export function nativeEventChars(event: NativeEvent): number {
   for (const field of ['text', 'thinking', 'partial_json']) if (typeof d[field] === 'string') chars += (d[field] as string).length;
   return chars;
 }
-
-/** Passes every item through unchanged, showing it to `note` first (ending early ends the source too). */
-export async function* observed<T>(items: AsyncIterable<T>, note: (item: T) => void): AsyncGenerator<T> {
-  for await (const item of items) {
-    note(item);
-    yield item;
-  }
-}

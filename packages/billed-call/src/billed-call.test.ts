@@ -1,0 +1,144 @@
+import { createLogger, PaymentRequiredError, UpstreamError, type Identity } from '@gw/platform';
+import { BilledCalls, type BilledCallRecord, type RouteRef } from './billed-call';
+
+/**
+ * The lifecycle on recording ports: the ports are this package's boundary (each service binds them to its
+ * spend holds, router and usage recorder), so what crosses them is the behaviour under test.
+ */
+type Route = RouteRef & { fails: boolean };
+interface Usage { tokens: number }
+interface Plan { routes: Route[] }
+
+const identity: Identity = { accountId: 'acct_1', keyHash: 'kh_1', isManagement: false, keyLimitMicros: null, keyLimitReset: null };
+const route = (id: string, fails = false): Route => ({ providerName: `p-${id}`, deployment: { id }, fails });
+
+function harness(opts: { refuse?: boolean } = {}) {
+  const log: string[] = [];
+  const records: Array<BilledCallRecord<Route, 'images', Usage>> = [];
+  const calls = new BilledCalls<Route, 'images', Usage, Plan>({
+    holds: {
+      reserve: async (_id, requestId) => {
+        if (opts.refuse) throw new PaymentRequiredError();
+        log.push(`reserve ${requestId}`);
+      },
+      release: (_id, requestId) => { log.push(`release ${requestId}`); },
+    },
+    router: {
+      attempt: async (plan, send) => {
+        let last: unknown = new Error('no route');
+        for (const r of plan.routes) {
+          try {
+            return { result: await send(r), route: r };
+          } catch (err) {
+            last = err;
+          }
+        }
+        throw last;
+      },
+    },
+    usage: {
+      record: (call) => { records.push(call); log.push(`record ${call.requestId}`); },
+      openStream: (start) => {
+        log.push(`journal ${start.apiType} ${start.promptChars}`);
+        return {
+          sendingTo: async (_provider, deployment) => { log.push(`sending ${deployment}`); },
+          noteOutput: (chars) => { log.push(`output ${chars}`); },
+          discard: () => { log.push('discard'); },
+          close: () => { log.push('close'); },
+        };
+      },
+    },
+    logger: createLogger('billed-call-test', 'silent'),
+  });
+  return { calls, log, records };
+}
+
+const spec = (routes: Route[], requestId?: string) => ({ apiType: 'images' as const, identity, traceId: 't', model: 'm', plan: { routes }, requestId });
+const send = async (r: Route) => {
+  if (r.fails) throw new UpstreamError('down');
+  return { id: `resp-${r.deployment.id}`, tokens: 7 };
+};
+
+describe('BilledCalls.call', () => {
+  it('holds before the provider is called, falls back, and bills the deployment that answered once', async () => {
+    const { calls, log, records } = harness();
+    const { requestId, result } = await calls.call({
+      ...spec([route('a', true), route('b')]), send,
+      usageOf: (res) => ({ usage: { tokens: res.tokens }, providerResponseId: res.id, servedModel: 'served', finishReason: 'stop' }),
+    });
+    expect(requestId).toMatch(/^br-[0-9a-f-]{36}$/);
+    expect(result.id).toBe('resp-b');
+    expect(log).toEqual([`reserve ${requestId}`, `record ${requestId}`]);
+    expect(records).toEqual([expect.objectContaining({
+      requestId, apiType: 'images', model: 'm', route: expect.objectContaining({ deployment: { id: 'b' } }), usage: { tokens: 7 },
+      providerResponseId: 'resp-b', streamed: false, cancelled: false, finishReason: 'stop',
+    })]);
+  });
+
+  it('bills under an id made earlier (an async job re-run)', async () => {
+    const { calls, records } = harness();
+    const { requestId } = await calls.call({ ...spec([route('a')], 'br-job'), send, usageOf: () => ({ usage: null, providerResponseId: '', servedModel: '', finishReason: '' }) });
+    expect(requestId).toBe('br-job');
+    expect(records.map((r) => [r.requestId, r.usage])).toEqual([['br-job', null]]);
+  });
+
+  it('a failure before the provider answered releases the hold and bills nothing', async () => {
+    const { calls, log, records } = harness();
+    await expect(calls.call({ ...spec([route('a', true)]), send, usageOf: () => { throw new Error('not reached'); } })).rejects.toThrow('down');
+    expect(log).toEqual([expect.stringMatching(/^reserve br-/), expect.stringMatching(/^release br-/)]);
+    expect(records).toEqual([]);
+  });
+
+  it('a refused hold calls no provider and releases nothing', async () => {
+    const { calls, log } = harness({ refuse: true });
+    let sent = false;
+    await expect(calls.call({ ...spec([route('a')]), send: async () => { sent = true; }, usageOf: () => ({ usage: null, providerResponseId: '', servedModel: '', finishReason: '' }) }))
+      .rejects.toBeInstanceOf(PaymentRequiredError);
+    expect(sent).toBe(false);
+    expect(log).toEqual([]);
+  });
+});
+
+describe('BilledCalls.stream', () => {
+  const streamSpec = (routes: Route[]) => {
+    let produced = 0;
+    return {
+      ...spec(routes),
+      promptChars: 11,
+      open: async (r: Route) => {
+        if (r.fails) throw new UpstreamError('down');
+        return { parts: ['ab', 'cde', 'f'] };
+      },
+      items: async function* (s: { parts: string[] }) { for (const p of s.parts) { produced += p.length; yield p; } },
+      progress: (item: string) => ({ chars: item.length, providerResponseId: 'r1', servedModel: 'sm' }),
+      usageOf: () => ({ usage: { tokens: produced }, providerResponseId: 'r1', servedModel: 'sm', finishReason: '' }),
+    };
+  };
+
+  it('journals before each attempt, checkpoints output, and finishes exactly once', async () => {
+    const { calls, log, records } = harness();
+    const s = await calls.stream(streamSpec([route('a', true), route('b')]));
+    for await (const _ of s.items) { /* the client reads everything */ }
+    s.finish({ cancelled: false });
+    s.finish({ cancelled: true });
+    expect(log).toEqual([
+      `reserve ${s.requestId}`, 'journal images 11', 'sending a', 'sending b', 'output 2', 'output 3', 'output 1', `record ${s.requestId}`, 'close',
+    ]);
+    expect(records).toEqual([expect.objectContaining({ streamed: true, cancelled: false, usage: { tokens: 6 }, route: expect.objectContaining({ deployment: { id: 'b' } }) })]);
+  });
+
+  it('a stream whose client left still bills what was generated, marked cancelled', async () => {
+    const { calls, records } = harness();
+    const s = await calls.stream(streamSpec([route('a')]));
+    for await (const _ of s.items) break;
+    s.finish({ cancelled: true });
+    expect(records).toEqual([expect.objectContaining({ requestId: s.requestId, cancelled: true, usage: { tokens: 2 } })]);
+  });
+
+  it('a stream no route opened releases its hold, discards its journal entry and bills nothing', async () => {
+    const { calls, log, records } = harness();
+    await expect(calls.stream(streamSpec([route('a', true)]))).rejects.toThrow('down');
+    expect(log).toEqual([expect.stringMatching(/^reserve /), 'journal images 11', 'sending a', expect.stringMatching(/^release /), 'discard']);
+    expect(records).toEqual([]);
+  });
+});

@@ -1,0 +1,42 @@
+import { toGatewayError, type EventStreamWriter, type Logger, type ServerSentEvent } from '@gw/platform';
+
+export interface StreamRouteOptions {
+  /** How long a stream whose client left is still read, so what the provider generated is known and billed. */
+  drainMs: number;
+  /** `: ping` comments on an idle stream; 0: none. */
+  heartbeatMs: number;
+}
+
+/**
+ * Relays a billed stream to its client through the event-stream writer: each item written (until the client
+ * leaves, then drained for at most `drainMs`), the trailer or the format's error event at the end, and the
+ * call finished (billed) exactly once however it ended.
+ */
+export async function relayStream<E>(items: AsyncIterable<E>, writer: EventStreamWriter, o: {
+  write(item: E): void;
+  trailer?: ServerSentEvent;
+  finish(outcome: { cancelled: boolean }): void;
+  drainMs: number;
+  traceId: string;
+  log: Logger;
+}): Promise<void> {
+  writer.open();
+  let drainDeadline = 0;
+  try {
+    for await (const item of items) {
+      if (writer.clientGone) {
+        drainDeadline ||= Date.now() + o.drainMs;
+        if (Date.now() > drainDeadline) break;
+        continue;
+      }
+      o.write(item);
+    }
+    writer.end(o.trailer);
+  } catch (err) {
+    const e = toGatewayError(err);
+    o.log.warn({ err: e.message }, 'stream failed after the first byte');
+    writer.fail(e, o.traceId);
+  } finally {
+    o.finish({ cancelled: writer.clientGone });
+  }
+}
