@@ -4,7 +4,7 @@ import {
 } from '@gw/platform';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
-import { readCatalog } from '@gw/catalog';
+import { PriceBook, readCatalog } from '@gw/catalog';
 import { accountsCollection, ensureSeedAccounts } from './accounts';
 import { KeysApiKeyAccounts } from './api-key-accounts';
 import { BillingService } from './billing-service';
@@ -12,7 +12,6 @@ import type { BillingConfig } from './config';
 import { startBillingGrpcServer } from './grpc-server';
 import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
-import { PriceBook } from './pricing';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
 

@@ -7,7 +7,7 @@ import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
 import { buildLedgerEntry, ledgerCollection } from './ledger';
 import { applyPostings, type PostingResult } from './posting';
-import type { PriceBook } from './pricing';
+import type { PriceBook } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
 
 export const USAGE_CONSUMER_GROUP = 'billing-ledger';
