@@ -2,11 +2,11 @@ import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { subscribeInBackground, type Bus } from '@gw/bus';
+import { subscribeInBackground, type TypedBus } from '@gw/bus';
 import {
   accessLog, closeServer, grpcClientOptions, grpcServingCheck, Health, IdentitySigner, listen, Metrics, newTraceId, NotFoundError, sendError, type Logger, type RunningService,
 } from '@gw/platform';
-import { keysProto, TOPICS, type KeyChanged } from '@gw/proto';
+import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
 import { checkDeclaredBodySize, forwardTo, rewriteHeaders } from './proxy/forwarding';
@@ -14,7 +14,7 @@ import { matchRoute, type Upstream } from './proxy/route-table';
 
 export interface EdgeDeps {
   config: EdgeConfig;
-  bus: Bus;
+  bus: TypedBus<TopicMessages>;
   logger: Logger;
 }
 
@@ -28,7 +28,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
   const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'edge');
   // Each edge instance drops its own cache entries, so each is its own consumer group. Joined in the
   // background: until then cached keys expire by their TTL only.
-  const keyEvents = subscribeInBackground<KeyChanged>(bus, {
+  const keyEvents = subscribeInBackground(bus, {
     topics: [TOPICS.keys],
     group: `edge-keys-${randomUUID()}`,
     from: 'latest',
