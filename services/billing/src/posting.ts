@@ -45,7 +45,7 @@ export async function applyPostings(
     }
     // Accounts written before `landed_postings` list their landed posting ids in `recent_postings`: those landed
     // too. Still-open ones move to `landed_postings` and the old field goes, in this same guarded write.
-    const legacy: string[] = [];
+    const legacy = account.recent_postings ?? [];
     const marked = [...new Set([...Object.keys(account.landed_postings ?? {}), ...legacy])];
     const open = await ledger.find({ account_id: accountId, posting_id: { $in: [...new Set([...postingIds, ...marked])] }, state: 'applying' });
     const withOpenEntries = new Set(open.map((e) => e.posting_id));
