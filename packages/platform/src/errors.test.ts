@@ -183,11 +183,24 @@ describe('typed errors over gRPC', () => {
     }
   });
 
-  it('a malformed error payload falls back to the status code', () => {
+  it.each([
+    ['not JSON', '{not json'],
+    ['not an error', '{"status":"x"}'],
+  ])('a payload that is %s falls back to the status code', (_what, payload) => {
     const metadata = new grpc.Metadata();
-    metadata.set('gw-error-bin', Buffer.from('{not json'));
+    metadata.set('gw-error-bin', Buffer.from(payload));
     const back = fromGrpcError({ code: grpc.status.NOT_FOUND, details: 'gone', metadata, message: '', name: 'Error' } as grpc.ServiceError);
     expect(back).toMatchObject({ status: 404 });
+  });
+
+  it('a payload naming no class of ours, or fields it may not set, rebuilds a plain GatewayError', () => {
+    // Written as JSON text: an object literal would not hold "__proto__" as a field.
+    const wire = '{"classes":["toString","constructor"],"message":"m","status":409,"type":"conflict_error","code":"c","param":null,"headers":{},"fields":{"__proto__":"x","status":"x","extra":1}}';
+    const metadata = new grpc.Metadata();
+    metadata.set('gw-error-bin', Buffer.from(wire));
+    const back = fromGrpcError({ code: grpc.status.ALREADY_EXISTS, details: 'm', metadata, message: '', name: 'Error' } as grpc.ServiceError);
+    expect(Object.getPrototypeOf(back)).toBe(GatewayError.prototype);
+    expect(back).toMatchObject({ status: 409, code: 'c', extra: 1 });
   });
 
   it('a non-gateway error becomes INTERNAL and its message stays on the server', async () => {

@@ -129,13 +129,14 @@ const HTTP_TO_GRPC: Record<number, grpc.status> = {
 };
 
 /** The classes a gRPC peer rebuilds by name; a subclass defined elsewhere arrives as its nearest one here. */
-type ErrorClass = new (...args: never[]) => GatewayError;
-const GRPC_ERROR_CLASSES: Record<string, ErrorClass> = {
+const GRPC_ERROR_CLASSES = new Map<string, new (...args: never[]) => GatewayError>(Object.entries({
   GatewayError, InputError, AuthenticationError, PaymentRequiredError, PermissionError, NotFoundError, ConflictError,
   PayloadTooLargeError, UnsupportedMediaTypeError, RateLimitError, NotImplementedError, UpstreamError, UnavailableError,
   TimeoutError,
-};
-const BASE_FIELDS = new Set(['message', 'status', 'type', 'code', 'param', 'headers', 'name', 'stack']);
+}));
+/** Fields every GatewayError has (sent on their own), and names that must never be assigned from the wire. */
+const NOT_SUBCLASS_FIELDS = new Set(['message', 'status', 'type', 'code', 'param', 'headers', 'name', 'stack', '__proto__', 'constructor', 'prototype']);
+const isSubclassField = ([k, v]: [string, unknown]) => !NOT_SUBCLASS_FIELDS.has(k) && (v === null || ['string', 'number', 'boolean'].includes(typeof v));
 /** Binary metadata (JSON): any text survives it, where plain metadata values must be printable ASCII. */
 const ERROR_METADATA_KEY = 'gw-error-bin';
 
@@ -164,10 +165,7 @@ function classChain(err: GatewayError): string[] {
 /** Maps a typed error to a gRPC status; the whole typed error rides in metadata so the client rebuilds it as it was. */
 export function toGrpcError(err: unknown): Partial<grpc.StatusObject> {
   const e = toGatewayError(err);
-  const fields: WireError['fields'] = {};
-  for (const [k, v] of Object.entries(e)) {
-    if (!BASE_FIELDS.has(k) && (v === null || ['string', 'number', 'boolean'].includes(typeof v))) fields[k] = v as WireError['fields'][string];
-  }
+  const fields = Object.fromEntries(Object.entries(e).filter(isSubclassField)) as WireError['fields'];
   const wire: WireError = { classes: classChain(e), message: e.message, status: e.status, type: e.type, code: e.code, param: e.param, headers: e.headers, fields };
   const metadata = new grpc.Metadata();
   metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(wire)));
@@ -186,11 +184,11 @@ function typedErrorFrom(metadata: grpc.Metadata | undefined): GatewayError | nul
   const wire = wireErrorSchema.safeParse(parsed);
   if (!wire.success) return null;
   const { classes, message, status, type, code, param, headers, fields } = wire.data;
-  const cls = classes.map((name) => GRPC_ERROR_CLASSES[name]).find(Boolean) ?? GatewayError;
+  const cls = classes.map((name) => GRPC_ERROR_CLASSES.get(name)).find(Boolean) ?? GatewayError;
   // Built through the base constructor with the subclass as new.target: the class (instanceof, name) is kept
   // without knowing each subclass's constructor arguments.
   const rebuilt = Reflect.construct(GatewayError, [message, status, type, code, param, headers], cls) as GatewayError;
-  return Object.assign(rebuilt, fields);
+  return Object.assign(rebuilt, Object.fromEntries(Object.entries(fields).filter(isSubclassField)));
 }
 
 const GRPC_TO_HTTP: Partial<Record<grpc.status, number>> = {
