@@ -20,7 +20,8 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { tokenCostMicros, usdToMicros } from '@gw/platform';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
 
 const ROOT = path.resolve(__dirname, '..');
 const HOST = '127.0.0.1';
@@ -531,8 +532,7 @@ async function main(): Promise<number> {
   await probe(targets.direct);
   const usage = await probe(targets.gateway);
   gatewayCalls++;
-  const perCallMicros = tokenCostMicros(usage.prompt_tokens, usdToMicros(PRICE.prompt_per_million))
-    + tokenCostMicros(usage.completion_tokens, usdToMicros(PRICE.completion_per_million));
+  const perCallMicros = listCostMicros(deploymentPrice(PRICE), tokenCounts(usage));
 
   const warnings: string[] = [];
   const checkSegment = (label: string, s: Segment) => {

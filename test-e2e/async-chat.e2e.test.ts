@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
-import { tokenCostMicros, usdToMicros } from '@gw/platform';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_MODEL, E2E_PRICE, E2E_SLOW_MODEL } from './harness/catalog';
 import { waitFor } from './harness/ports';
@@ -30,8 +31,7 @@ const TERMINAL = ['completed', 'failed', 'cancelled', 'expired'];
 const REQUEST_ID = /^br-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function priceOf(usage: { prompt_tokens: number; completion_tokens: number }): number {
-  return tokenCostMicros(usage.prompt_tokens, usdToMicros(E2E_PRICE.prompt_per_million))
-    + tokenCostMicros(usage.completion_tokens, usdToMicros(E2E_PRICE.completion_per_million));
+  return listCostMicros(deploymentPrice(E2E_PRICE), tokenCounts(usage));
 }
 
 describe.each(modes)('async chat jobs through the edge (%s)', (mode) => {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
-import { tokenCostMicros, usdToMicros } from '@gw/platform';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_MODEL, E2E_PRICE } from './harness/catalog';
@@ -9,8 +10,7 @@ import { useStack, type StackMode } from './harness/stack';
 const modes: StackMode[] = ['processes', 'embedded'];
 
 function expectedChargeMicros(usage: { prompt_tokens: number; completion_tokens: number }): number {
-  return tokenCostMicros(usage.prompt_tokens, usdToMicros(E2E_PRICE.prompt_per_million))
-    + tokenCostMicros(usage.completion_tokens, usdToMicros(E2E_PRICE.completion_per_million));
+  return listCostMicros(deploymentPrice(E2E_PRICE), tokenCounts(usage));
 }
 
 describe.each(modes)('chat through the edge, billed once (%s)', (mode) => {

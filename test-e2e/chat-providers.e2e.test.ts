@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
-import { tokenCostMicros, usdToMicros } from '@gw/platform';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
 import { waitForBilledRequest } from './harness/api';
 import { E2E_FORMATS, E2E_PRICE, formatModel } from './harness/catalog';
 import { useStack } from './harness/stack';
@@ -12,7 +13,7 @@ describe('chat completions against each provider format (embedded)', () => {
   const stack = useStack('embedded');
 
   const priced = (u: { prompt_tokens: number; completion_tokens: number }) =>
-    tokenCostMicros(u.prompt_tokens, usdToMicros(E2E_PRICE.prompt_per_million)) + tokenCostMicros(u.completion_tokens, usdToMicros(E2E_PRICE.completion_per_million));
+    listCostMicros(deploymentPrice(E2E_PRICE), tokenCounts(u));
 
   const weather: OpenAI.ChatCompletionTool = {
     type: 'function',

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
-import { tokenCostMicros, usdToMicros } from '@gw/platform';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
 import { spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_FALLBACK_MODEL, E2E_FALLBACK_PRICE, E2E_TIMEOUT_FALLBACK_MODEL } from './harness/catalog';
 import { useStack, type StackMode } from './harness/stack';
@@ -10,8 +11,7 @@ describe.each(modes)('fallback to the next deployment (%s)', (mode) => {
   const stack = useStack(mode);
 
   const price = (u: { prompt_tokens: number; completion_tokens: number }) =>
-    tokenCostMicros(u.prompt_tokens, usdToMicros(E2E_FALLBACK_PRICE.prompt_per_million))
-    + tokenCostMicros(u.completion_tokens, usdToMicros(E2E_FALLBACK_PRICE.completion_per_million));
+    listCostMicros(deploymentPrice(E2E_FALLBACK_PRICE), tokenCounts(u));
 
   test('a 503 from the first deployment is absorbed; billed once at the serving deployment’s price', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);

@@ -1,4 +1,5 @@
-import { tokenCostMicros, usdToMicros } from '@gw/platform';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest, type ApiResponse } from './harness/api';
 import { E2E_CLAUDE_MODEL, E2E_MODEL, E2E_NATIVE_DROP_MODEL, E2E_NATIVE_ERROR_MODEL, E2E_PRICE } from './harness/catalog';
 import { useStack, type StackMode } from './harness/stack';
@@ -7,8 +8,7 @@ const modes: StackMode[] = ['processes', 'embedded'];
 const ANTHROPIC_VERSION = { 'anthropic-version': '2023-06-01' };
 
 function expectedChargeMicros(usage: { input_tokens: number; output_tokens: number }): number {
-  return tokenCostMicros(usage.input_tokens, usdToMicros(E2E_PRICE.prompt_per_million))
-    + tokenCostMicros(usage.output_tokens, usdToMicros(E2E_PRICE.completion_per_million));
+  return listCostMicros(deploymentPrice(E2E_PRICE), tokenCounts(usage));
 }
 
 describe.each(modes)('POST /v1/messages through the edge (%s)', (mode) => {

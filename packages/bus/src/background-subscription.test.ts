@@ -32,7 +32,7 @@ describe('subscribeInBackground', () => {
     const flaky = failingSubscribes(real, 3);
     const topic = uniqueName('bg');
     const received: BusMessage<{ n: number }>[] = [];
-    const sub = subscribeInBackground<{ n: number }>(flaky.bus, {
+    const sub = subscribeInBackground<Record<string, { n: number }>>(flaky.bus, {
       topics: [topic], group: uniqueName('g'), handleBatch: async (m) => void received.push(...m),
     }, h.logger, new Backoff(10, 20));
     try {

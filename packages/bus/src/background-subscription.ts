@@ -1,6 +1,6 @@
 import type { Logger } from '@gw/platform';
 import { Backoff, sleep } from './internal/async';
-import type { Bus, SubscribeOptions, Subscription } from './port';
+import type { SubscribeOptions, Subscription, TopicMap, TopicOf, TypedBus } from './port';
 
 export interface BackgroundSubscription extends Subscription {
   /** True once the consumer has joined its group; until then the service runs degraded. */
@@ -14,7 +14,9 @@ export interface BackgroundSubscription extends Subscription {
  * while its consumers join (Kafka makes a restarted member wait out the dead one's session). A subscribe
  * that fails is logged and retried with back-off until it succeeds or the subscription is stopped.
  */
-export function subscribeInBackground<T>(bus: Bus, opts: SubscribeOptions<T>, logger: Logger, backoff = new Backoff(500, 10_000)): BackgroundSubscription {
+export function subscribeInBackground<M extends object = TopicMap, K extends TopicOf<M> = TopicOf<M>>(
+  bus: TypedBus<M>, opts: SubscribeOptions<M[K], K>, logger: Logger, backoff = new Backoff(500, 10_000),
+): BackgroundSubscription {
   const log = logger.child({ group: opts.group, topics: opts.topics });
   const stopping = new AbortController();
   let subscription: Subscription | null = null;

@@ -1,5 +1,5 @@
 import type { Logger } from '@gw/platform';
-import type { OutgoingMessage } from './port';
+import type { OutgoingMessage, TopicOf } from './port';
 import type { Outbox } from './outbox';
 import { Backoff } from './internal/async';
 
@@ -10,6 +10,12 @@ export interface BatchingPublisherOptions {
   lingerMs?: number;
   /** A topic's batch leaves at once when it reaches this size. */
   maxBatch?: number;
+}
+
+/** A publisher narrowed to a topic map (see TypedBus): each topic takes only its message type. Any BatchingPublisher is one. */
+export interface TypedPublisher<M extends object> {
+  enqueue<K extends TopicOf<M>>(topic: K, message: OutgoingMessage<M[K]>): void;
+  flush(): Promise<void>;
 }
 
 /**

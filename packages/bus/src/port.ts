@@ -19,8 +19,8 @@ export interface BusMessage<T = unknown> {
   partition: number;
 }
 
-export interface SubscribeOptions<T> {
-  topics: string[];
+export interface SubscribeOptions<T, K extends string = string> {
+  topics: K[];
   /** Consumer group: each message is handled by one member of each group. */
   group: string;
   /** Start of a new group: `earliest` (default) or `latest`. */
@@ -45,4 +45,18 @@ export interface Bus {
   /** True when the engine is reachable; used by readiness. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** Topic name -> the message type published on it. */
+export type TopicMap = Record<string, unknown>;
+/** The topics of a map, as names. */
+export type TopicOf<M extends object> = keyof M & string;
+
+/**
+ * A bus narrowed to a topic map (the gateway's is `TopicMessages` in @gw/proto): each topic takes and yields
+ * only its message type, so `publish(TOPICS.usage, ...)` accepts usage events alone. Any `Bus` is one.
+ */
+export interface TypedBus<M extends object> extends Omit<Bus, 'publish' | 'subscribe'> {
+  publish<K extends TopicOf<M>>(topic: K, messages: OutgoingMessage<M[K]>[]): Promise<void>;
+  subscribe<K extends TopicOf<M>>(opts: SubscribeOptions<M[K], K>): Promise<Subscription>;
 }

@@ -1,2 +1,3 @@
 export * from './schema';
 export * from './load-catalog';
+export * from './pricing';

@@ -4,8 +4,9 @@ import { healthProto, type HealthHandlers } from '@gw/proto';
 import {
   AuthenticationError, ConflictError, fromGrpcError, GatewayError, InputError, NotFoundError, NotImplementedError,
   PayloadTooLargeError, PaymentRequiredError, PermissionError, RateLimitError, TimeoutError, toGrpcError, UnavailableError,
-  UpstreamError,
+  UnsupportedMediaTypeError, UpstreamError,
 } from './errors';
+import * as errors from './errors';
 import { callUnary, startGrpcServer, unaryHandler, type GrpcServerHandle } from './grpc';
 import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen } from './http';
@@ -23,23 +24,26 @@ interface Case {
   code: string;
   param: string | null;
   grpcCode: grpc.status;
+  cls: abstract new (...args: never[]) => GatewayError;
 }
 
 const CASES: Case[] = [
-  { name: 'InputError', make: () => new InputError('bad temperature', 'temperature'), status: 400, type: 'invalid_request_error', code: 'invalid_request', param: 'temperature', grpcCode: grpc.status.INVALID_ARGUMENT },
-  { name: 'InputError with its own code', make: () => new InputError('stream not allowed', 'stream', 'invalid_stream'), status: 400, type: 'invalid_request_error', code: 'invalid_stream', param: 'stream', grpcCode: grpc.status.INVALID_ARGUMENT },
-  { name: 'AuthenticationError', make: () => new AuthenticationError(), status: 401, type: 'authentication_error', code: 'invalid_api_key', param: null, grpcCode: grpc.status.UNAUTHENTICATED },
-  { name: 'PaymentRequiredError', make: () => new PaymentRequiredError(), status: 402, type: 'insufficient_balance_error', code: 'insufficient_balance', param: null, grpcCode: grpc.status.FAILED_PRECONDITION },
-  { name: 'PaymentRequiredError (key limit)', make: () => new PaymentRequiredError('limit', 'key_limit_exceeded'), status: 402, type: 'insufficient_balance_error', code: 'key_limit_exceeded', param: null, grpcCode: grpc.status.FAILED_PRECONDITION },
-  { name: 'PermissionError', make: () => new PermissionError(), status: 403, type: 'permission_error', code: 'permission_denied', param: null, grpcCode: grpc.status.PERMISSION_DENIED },
-  { name: 'NotFoundError', make: () => new NotFoundError('no such model', 'model', 'model_not_found'), status: 404, type: 'not_found_error', code: 'model_not_found', param: 'model', grpcCode: grpc.status.NOT_FOUND },
-  { name: 'ConflictError', make: () => new ConflictError('exists'), status: 409, type: 'conflict_error', code: 'conflict', param: null, grpcCode: grpc.status.ALREADY_EXISTS },
-  { name: 'PayloadTooLargeError', make: () => new PayloadTooLargeError(), status: 413, type: 'invalid_request_error', code: 'payload_too_large', param: null, grpcCode: grpc.status.RESOURCE_EXHAUSTED },
-  { name: 'RateLimitError', make: () => new RateLimitError('slow down', 7), status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null, grpcCode: grpc.status.RESOURCE_EXHAUSTED },
-  { name: 'NotImplementedError', make: () => new NotImplementedError('stored state', 'store'), status: 501, type: 'invalid_request_error', code: 'unsupported_feature', param: 'store', grpcCode: grpc.status.UNIMPLEMENTED },
-  { name: 'UpstreamError', make: () => new UpstreamError('provider failed', 500), status: 502, type: 'upstream_error', code: 'upstream_error', param: null, grpcCode: grpc.status.UNAVAILABLE },
-  { name: 'UnavailableError', make: () => new UnavailableError(), status: 503, type: 'service_unavailable_error', code: 'service_unavailable', param: null, grpcCode: grpc.status.UNAVAILABLE },
-  { name: 'TimeoutError', make: () => new TimeoutError(), status: 504, type: 'timeout_error', code: 'timeout', param: null, grpcCode: grpc.status.DEADLINE_EXCEEDED },
+  { name: 'InputError', make: () => new InputError('bad temperature', 'temperature'), status: 400, type: 'invalid_request_error', code: 'invalid_request', param: 'temperature', grpcCode: grpc.status.INVALID_ARGUMENT, cls: InputError },
+  { name: 'InputError with its own code', make: () => new InputError('stream not allowed', 'stream', 'invalid_stream'), status: 400, type: 'invalid_request_error', code: 'invalid_stream', param: 'stream', grpcCode: grpc.status.INVALID_ARGUMENT, cls: InputError },
+  { name: 'AuthenticationError', make: () => new AuthenticationError(), status: 401, type: 'authentication_error', code: 'invalid_api_key', param: null, grpcCode: grpc.status.UNAUTHENTICATED, cls: AuthenticationError },
+  { name: 'PaymentRequiredError', make: () => new PaymentRequiredError(), status: 402, type: 'insufficient_balance_error', code: 'insufficient_balance', param: null, grpcCode: grpc.status.FAILED_PRECONDITION, cls: PaymentRequiredError },
+  { name: 'PaymentRequiredError (key limit)', make: () => new PaymentRequiredError('limit', 'key_limit_exceeded'), status: 402, type: 'insufficient_balance_error', code: 'key_limit_exceeded', param: null, grpcCode: grpc.status.FAILED_PRECONDITION, cls: PaymentRequiredError },
+  { name: 'PermissionError', make: () => new PermissionError(), status: 403, type: 'permission_error', code: 'permission_denied', param: null, grpcCode: grpc.status.PERMISSION_DENIED, cls: PermissionError },
+  { name: 'NotFoundError', make: () => new NotFoundError('no such model', 'model', 'model_not_found'), status: 404, type: 'not_found_error', code: 'model_not_found', param: 'model', grpcCode: grpc.status.NOT_FOUND, cls: NotFoundError },
+  { name: 'ConflictError', make: () => new ConflictError('exists'), status: 409, type: 'conflict_error', code: 'conflict', param: null, grpcCode: grpc.status.ALREADY_EXISTS, cls: ConflictError },
+  { name: 'PayloadTooLargeError', make: () => new PayloadTooLargeError(), status: 413, type: 'invalid_request_error', code: 'payload_too_large', param: null, grpcCode: grpc.status.RESOURCE_EXHAUSTED, cls: PayloadTooLargeError },
+  { name: 'RateLimitError', make: () => new RateLimitError('slow down', 7), status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null, grpcCode: grpc.status.RESOURCE_EXHAUSTED, cls: RateLimitError },
+  { name: 'NotImplementedError', make: () => new NotImplementedError('stored state', 'store'), status: 501, type: 'invalid_request_error', code: 'unsupported_feature', param: 'store', grpcCode: grpc.status.UNIMPLEMENTED, cls: NotImplementedError },
+  { name: 'UpstreamError', make: () => new UpstreamError('provider failed', 500), status: 502, type: 'upstream_error', code: 'upstream_error', param: null, grpcCode: grpc.status.UNAVAILABLE, cls: UpstreamError },
+  { name: 'UnavailableError', make: () => new UnavailableError(), status: 503, type: 'service_unavailable_error', code: 'service_unavailable', param: null, grpcCode: grpc.status.UNAVAILABLE, cls: UnavailableError },
+  { name: 'UnsupportedMediaTypeError', make: () => new UnsupportedMediaTypeError('not json', 'content-type'), status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', param: 'content-type', grpcCode: grpc.status.INVALID_ARGUMENT, cls: UnsupportedMediaTypeError },
+  { name: 'GatewayError', make: () => new GatewayError('teapot', 418, 'api_error', 'teapot', 'x'), status: 418, type: 'api_error', code: 'teapot', param: 'x', grpcCode: grpc.status.INTERNAL, cls: GatewayError },
+  { name: 'TimeoutError', make: () => new TimeoutError(), status: 504, type: 'timeout_error', code: 'timeout', param: null, grpcCode: grpc.status.DEADLINE_EXCEEDED, cls: TimeoutError },
 ];
 
 const SECRET_DETAIL = 'connect ECONNREFUSED mongodb://admin:hunter2@10.0.0.7';
@@ -121,27 +125,82 @@ describe('typed errors over gRPC', () => {
     });
   }
 
-  it.each(CASES.map((c) => [c.name, c] as const))('%s keeps status, type, code and param across the wire', async (_name, c) => {
+  /** Everything a caller can observe on a typed error: its class, message and every field (headers, subclass fields). */
+  const observable = (e: unknown) => {
+    const err = e as GatewayError;
+    return { cls: err.constructor, name: err.name, message: err.message, ...Object.fromEntries(Object.entries(err)) };
+  };
+
+  it('every exported GatewayError class has a round-trip case', () => {
+    const exported = Object.values(errors).filter((v): v is typeof GatewayError => typeof v === 'function' && (v === GatewayError || v.prototype instanceof GatewayError));
+    expect(new Set(exported)).toEqual(new Set(CASES.map((c) => c.cls)));
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))('%s arrives as the same class with every field across the wire', async (_name, c) => {
     next = c.make;
     const raw = await rawCall();
     expect(raw.code).toBe(c.grpcCode);
     expect(raw.details).toBe(c.make().message);
     const back = fromGrpcError(raw);
-    expect(back).toBeInstanceOf(GatewayError);
-    expect({ status: back.status, type: back.type, code: back.code, param: back.param, message: back.message })
-      .toEqual({ status: c.status, type: c.type, code: c.code, param: c.param, message: c.make().message });
+    expect(back).toBeInstanceOf(c.cls);
+    expect(observable(back)).toEqual(observable(c.make()));
+    expect({ status: back.status, type: back.type, code: back.code, param: back.param }).toEqual({ status: c.status, type: c.type, code: c.code, param: c.param });
 
     // callUnary, which every internal client uses, hands back the same typed error.
     const viaCall = await callUnary(client, client.Check, { service: '' }).catch((e: unknown) => e);
-    expect(viaCall).toMatchObject({ status: c.status, type: c.type, code: c.code, param: c.param });
+    expect(viaCall).toBeInstanceOf(c.cls);
+    expect(observable(viaCall)).toEqual(observable(c.make()));
   });
 
-  it('toGrpcError -> fromGrpcError keeps the fields without a server in between', () => {
+  it('keeps Retry-After and an upstream status', async () => {
+    next = () => new RateLimitError('slow down', 7);
+    expect(await callUnary(client, client.Check, { service: '' }).catch((e: GatewayError) => e.headers)).toEqual({ 'retry-after': '7' });
+    next = () => new UpstreamError('provider failed', 529, 'overloaded', 503);
+    const upstream = await callUnary(client, client.Check, { service: '' }).catch((e: unknown) => e);
+    expect(upstream).toBeInstanceOf(UpstreamError);
+    expect(upstream).toMatchObject({ upstreamStatus: 529, status: 503, code: 'overloaded' });
+  });
+
+  it('carries text that plain metadata cannot (non-ASCII message and param)', async () => {
+    next = () => new InputError('température hors limites ✗', 'messages[0].content.ünïcode');
+    const back = await callUnary(client, client.Check, { service: '' }).catch((e: unknown) => e);
+    expect(observable(back)).toEqual(observable(next()));
+  });
+
+  it('a subclass defined elsewhere arrives as its nearest platform class', async () => {
+    class DuplicateThing extends ConflictError {}
+    next = () => new DuplicateThing('already there', 'duplicate');
+    const back = await callUnary(client, client.Check, { service: '' }).catch((e: unknown) => e);
+    expect(back).toBeInstanceOf(ConflictError);
+    expect(back).toMatchObject({ status: 409, code: 'duplicate', message: 'already there' });
+  });
+
+  it('toGrpcError -> fromGrpcError keeps class and fields without a server in between', () => {
     for (const c of CASES) {
       const status = toGrpcError(c.make());
       const back = fromGrpcError({ code: status.code!, details: status.details!, metadata: status.metadata!, message: '', name: 'Error' } as grpc.ServiceError);
-      expect([c.name, back.status, back.type, back.code, back.param]).toEqual([c.name, c.status, c.type, c.code, c.param]);
+      expect([c.name, observable(back)]).toEqual([c.name, observable(c.make())]);
     }
+  });
+
+  it.each([
+    ['not JSON', '{not json'],
+    ['not an error', '{"status":"x"}'],
+  ])('a payload that is %s falls back to the status code', (_what, payload) => {
+    const metadata = new grpc.Metadata();
+    metadata.set('gw-error-bin', Buffer.from(payload));
+    const back = fromGrpcError({ code: grpc.status.NOT_FOUND, details: 'gone', metadata, message: '', name: 'Error' } as grpc.ServiceError);
+    expect(back).toMatchObject({ status: 404 });
+  });
+
+  it('a payload naming no class of ours, or fields it may not set, rebuilds a plain GatewayError', () => {
+    // Written as JSON text: an object literal would not hold "__proto__" as a field.
+    const wire = '{"classes":["toString","constructor"],"message":"m","status":409,"type":"conflict_error","code":"c","param":null,"headers":{},"fields":{"__proto__":"x","status":"x","extra":1}}';
+    const metadata = new grpc.Metadata();
+    metadata.set('gw-error-bin', Buffer.from(wire));
+    const back = fromGrpcError({ code: grpc.status.ALREADY_EXISTS, details: 'm', metadata, message: '', name: 'Error' } as grpc.ServiceError);
+    expect(Object.getPrototypeOf(back)).toBe(GatewayError.prototype);
+    expect(back).toMatchObject({ status: 409, code: 'c', extra: 1 });
   });
 
   it('a non-gateway error becomes INTERNAL and its message stays on the server', async () => {

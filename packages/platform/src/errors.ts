@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { z } from 'zod';
 
 /**
  * Typed domain errors. Domain code throws these; the HTTP mapper and the gRPC mapper below are the only
@@ -127,15 +128,67 @@ const HTTP_TO_GRPC: Record<number, grpc.status> = {
   504: grpc.status.DEADLINE_EXCEEDED,
 };
 
-/** Maps a typed error to a gRPC status; the typed fields ride in metadata so a client can rebuild it. */
+/** The classes a gRPC peer rebuilds by name; a subclass defined elsewhere arrives as its nearest one here. */
+const GRPC_ERROR_CLASSES = new Map<string, new (...args: never[]) => GatewayError>(Object.entries({
+  GatewayError, InputError, AuthenticationError, PaymentRequiredError, PermissionError, NotFoundError, ConflictError,
+  PayloadTooLargeError, UnsupportedMediaTypeError, RateLimitError, NotImplementedError, UpstreamError, UnavailableError,
+  TimeoutError,
+}));
+/** Fields every GatewayError has (sent on their own), and names that must never be assigned from the wire. */
+const NOT_SUBCLASS_FIELDS = new Set(['message', 'status', 'type', 'code', 'param', 'headers', 'name', 'stack', '__proto__', 'constructor', 'prototype']);
+const isSubclassField = ([k, v]: [string, unknown]) => !NOT_SUBCLASS_FIELDS.has(k) && (v === null || ['string', 'number', 'boolean'].includes(typeof v));
+/** Binary metadata (JSON): any text survives it, where plain metadata values must be printable ASCII. */
+const ERROR_METADATA_KEY = 'gw-error-bin';
+
+const wireErrorSchema = z.object({
+  /** The error's class and its ancestors, most specific first. */
+  classes: z.array(z.string()),
+  message: z.string(),
+  status: z.number().int(),
+  type: z.string(),
+  code: z.string(),
+  param: z.string().nullable(),
+  headers: z.record(z.string(), z.string()),
+  /** A subclass's own fields (e.g. UpstreamError's upstreamStatus). */
+  fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+});
+type WireError = z.infer<typeof wireErrorSchema>;
+
+function classChain(err: GatewayError): string[] {
+  const names: string[] = [];
+  for (let proto = Object.getPrototypeOf(err); proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    names.push(proto.constructor.name);
+  }
+  return names;
+}
+
+/** Maps a typed error to a gRPC status; the whole typed error rides in metadata so the client rebuilds it as it was. */
 export function toGrpcError(err: unknown): Partial<grpc.StatusObject> {
   const e = toGatewayError(err);
+  const fields = Object.fromEntries(Object.entries(e).filter(isSubclassField)) as WireError['fields'];
+  const wire: WireError = { classes: classChain(e), message: e.message, status: e.status, type: e.type, code: e.code, param: e.param, headers: e.headers, fields };
   const metadata = new grpc.Metadata();
-  metadata.set('gw-http-status', String(e.status));
-  metadata.set('gw-error-type', e.type);
-  metadata.set('gw-error-code', e.code);
-  if (e.param) metadata.set('gw-error-param', e.param);
+  metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(wire)));
   return { code: HTTP_TO_GRPC[e.status] ?? grpc.status.INTERNAL, details: e.message, metadata };
+}
+
+function typedErrorFrom(metadata: grpc.Metadata | undefined): GatewayError | null {
+  const raw = metadata?.get(ERROR_METADATA_KEY)[0];
+  if (!Buffer.isBuffer(raw)) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const wire = wireErrorSchema.safeParse(parsed);
+  if (!wire.success) return null;
+  const { classes, message, status, type, code, param, headers, fields } = wire.data;
+  const cls = classes.map((name) => GRPC_ERROR_CLASSES.get(name)).find(Boolean) ?? GatewayError;
+  // Built through the base constructor with the subclass as new.target: the class (instanceof, name) is kept
+  // without knowing each subclass's constructor arguments.
+  const rebuilt = Reflect.construct(GatewayError, [message, status, type, code, param, headers], cls) as GatewayError;
+  return Object.assign(rebuilt, Object.fromEntries(Object.entries(fields).filter(isSubclassField)));
 }
 
 const GRPC_TO_HTTP: Partial<Record<grpc.status, number>> = {
@@ -149,15 +202,10 @@ const GRPC_TO_HTTP: Partial<Record<grpc.status, number>> = {
   [grpc.status.DEADLINE_EXCEEDED]: 504,
 };
 
-/** Rebuilds a typed error from a gRPC failure (ours carry metadata; others map by status code). */
+/** Rebuilds a typed error from a gRPC failure: ours as they were thrown (same class and fields); others by status code. */
 export function fromGrpcError(err: grpc.ServiceError): GatewayError {
-  const md = err.metadata;
-  const get = (k: string) => (md?.get(k)[0] as string | undefined) ?? undefined;
-  const httpStatus = Number(get('gw-http-status'));
-  if (httpStatus) {
-    return new GatewayError(err.details || err.message, httpStatus, get('gw-error-type') ?? 'api_error',
-      get('gw-error-code') ?? 'internal_error', get('gw-error-param') ?? null);
-  }
+  const typed = typedErrorFrom(err.metadata);
+  if (typed) return typed;
   if (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED) {
     return new UnavailableError(`Internal service unavailable: ${err.details || err.message}`);
   }

@@ -32,20 +32,3 @@ function numberToPlainString(n: number): string {
   if (Number(text) !== n) throw new RangeError(`not a USD amount with at most 6 decimals: ${n}`);
   return text;
 }
-
-/**
- * `amount x factor` where the factor is in parts per million (1,000,000 = 1.0), rounded half up to a whole
- * micro. Integer-only, so list x factor is reproducible everywhere.
- */
-export function applyFactorPpm(micros: number, factorPpm: number): number {
-  const product = BigInt(micros) * BigInt(factorPpm);
-  const q = product / 1_000_000n;
-  const r = product % 1_000_000n;
-  return Number(r * 2n >= 1_000_000n ? q + 1n : q);
-}
-
-/** Cost of `tokens` at a price given in micros per million tokens, rounded up to a whole micro. */
-export function tokenCostMicros(tokens: number, microsPerMillionTokens: number): number {
-  const product = BigInt(tokens) * BigInt(microsPerMillionTokens);
-  return Number((product + 999_999n) / 1_000_000n);
-}

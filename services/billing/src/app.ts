@@ -2,7 +2,7 @@ import { startService, type Logger, type RunningService } from '@gw/platform';
 import { billingProto } from '@gw/proto';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
-import { readCatalog } from '@gw/catalog';
+import { PriceBook, readCatalog } from '@gw/catalog';
 import { accountsCollection, ensureSeedAccounts } from './accounts';
 import { KeysApiKeyAccounts } from './api-key-accounts';
 import { BillingService } from './billing-service';
@@ -10,7 +10,6 @@ import type { BillingConfig } from './config';
 import { billingGrpcHandlers } from './grpc-server';
 import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
-import { PriceBook } from './pricing';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
 

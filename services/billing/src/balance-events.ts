@@ -1,5 +1,5 @@
-import type { Bus } from '@gw/bus';
-import { TOPICS, type BalanceChanged } from '@gw/proto';
+import type { TypedBus } from '@gw/bus';
+import { TOPICS, type BalanceChanged, type TopicMessages } from '@gw/proto';
 import { balanceView, type AccountDoc } from './accounts';
 import { keySpendView } from './key-spend';
 
@@ -15,7 +15,7 @@ export function balanceChangedEvent(account: AccountDoc, keys: Iterable<string>,
   };
 }
 
-export async function publishBalanceChanges(bus: Bus, events: BalanceChanged[]): Promise<void> {
+export async function publishBalanceChanges(bus: TypedBus<TopicMessages>, events: BalanceChanged[]): Promise<void> {
   if (events.length === 0) return;
-  await bus.publish<BalanceChanged>(TOPICS.balance, events.map((value) => ({ key: value.account_id, value })));
+  await bus.publish(TOPICS.balance, events.map((value) => ({ key: value.account_id, value })));
 }

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { callUnary, GatewayError, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type RunningService } from '@gw/platform';
+import { callUnary, GatewayError, grpcClientOptions, PaymentRequiredError, IdentitySigner, serviceIdentityInterceptor, type RunningService } from '@gw/platform';
 import {
   billingProto, healthProto, type Balance__Output, type BillingServiceClient, type KeyUsage__Output, type PreauthorizeRequest, type PreauthorizeResult,
   type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult,
@@ -47,7 +47,7 @@ describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) =
   const preauthorize = (req: PreauthorizeRequest) => callUnary<PreauthorizeRequest, PreauthorizeResult>(client, client.Preauthorize, req);
   const refusal = async (req: PreauthorizeRequest) => {
     const err = await preauthorize(req).then(() => null, (e: unknown) => e);
-    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).toBeInstanceOf(PaymentRequiredError);
     return { status: (err as GatewayError).status, code: (err as GatewayError).code };
   };
 

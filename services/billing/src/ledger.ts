@@ -1,5 +1,5 @@
 import type { Collection, Doc, Store } from '@gw/store';
-import type { PriceQuote } from './pricing';
+import type { PriceQuote } from '@gw/catalog';
 import { presentUsageFields, type Usage, type UsageEvent } from './usage-event';
 
 /**

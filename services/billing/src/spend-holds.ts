@@ -1,9 +1,9 @@
-import { applyFactorPpm, InputError, microsToUsd, PaymentRequiredError, type Logger } from '@gw/platform';
+import { applyFactorPpm, type PriceBook, type TokenCounts } from '@gw/catalog';
+import { InputError, microsToUsd, PaymentRequiredError, type Logger } from '@gw/platform';
 import type { Collection, Filter, Store } from '@gw/store';
 import { accountsCollection, isFieldName, type AccountDoc, type SpendHold } from './accounts';
 import { keySpendView, spendAgainstLimit, type LimitReset } from './key-spend';
 import { ledgerCollection, type LedgerEntry } from './ledger';
-import type { PriceBook, TokenCounts } from './pricing';
 
 export interface ReserveInput {
   accountId: string;

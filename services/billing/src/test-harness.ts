@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { createLogger, type Logger, type RunningService } from '@gw/platform';
 import { createBus, type Bus, type BusMessage } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
-import { readCatalog } from '@gw/catalog';
+import { PriceBook, readCatalog } from '@gw/catalog';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import { startBillingService } from './app';
 import { billingConfigSchema, type BillingConfig } from './config';
-import { PriceBook } from './pricing';
 
 /**
  * Test-only support: real embedded store and bus in a temp dir, a small catalogue with round prices, and

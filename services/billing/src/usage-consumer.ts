@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@gw/platform';
-import { subscribeInBackground, type BackgroundSubscription, type Bus, type BusMessage } from '@gw/bus';
+import { subscribeInBackground, type BackgroundSubscription, type BusMessage, type TypedBus } from '@gw/bus';
 import type { Store } from '@gw/store';
-import { TOPICS } from '@gw/proto';
+import { TOPICS, type TopicMessages } from '@gw/proto';
 import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
 import { buildLedgerEntry, ledgerCollection } from './ledger';
 import { applyPostings, type PostingResult } from './posting';
-import type { PriceBook } from './pricing';
+import type { PriceBook } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
 
 export const USAGE_CONSUMER_GROUP = 'billing-ledger';
@@ -20,7 +20,7 @@ export interface UsageBatchFaults {
 
 export interface UsageConsumerDeps {
   store: Store;
-  bus: Bus;
+  bus: TypedBus<TopicMessages>;
   priceBook: PriceBook;
   logger: Logger;
   now?: () => Date;
@@ -131,7 +131,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
 
 /** Joins the ledger's consumer group in the background: billing serves its API meanwhile. */
 export function startUsageConsumer(deps: UsageConsumerDeps & { maxBatch: number }): BackgroundSubscription {
-  return subscribeInBackground<unknown>(deps.bus, {
+  return subscribeInBackground(deps.bus, {
     topics: [TOPICS.usage],
     group: USAGE_CONSUMER_GROUP,
     maxBatch: deps.maxBatch,

@@ -1,11 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import type express from 'express';
 import { randomUUID } from 'node:crypto';
-import { subscribeInBackground, type Bus } from '@gw/bus';
+import { subscribeInBackground, type TypedBus } from '@gw/bus';
 import {
   grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, type Logger, type RunningService,
 } from '@gw/platform';
-import { keysProto, TOPICS, type KeyChanged } from '@gw/proto';
+import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
 import { checkDeclaredBodySize, forwardTo, rewriteHeaders } from './proxy/forwarding';
@@ -13,7 +13,7 @@ import { matchRoute, type Upstream } from './proxy/route-table';
 
 export interface EdgeDeps {
   config: EdgeConfig;
-  bus: Bus;
+  bus: TypedBus<TopicMessages>;
   logger: Logger;
 }
 
@@ -32,7 +32,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
     const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'edge');
     // Each edge instance drops its own cache entries, so each is its own consumer group. Joined in the
     // background: until then cached keys expire by their TTL only.
-    const keyEvents = background('key-events', subscribeInBackground<KeyChanged>(bus, {
+    const keyEvents = background('key-events', subscribeInBackground(bus, {
       topics: [TOPICS.keys],
       group: `edge-keys-${randomUUID()}`,
       from: 'latest',

@@ -1,6 +1,6 @@
 import { AuthenticationError, ConflictError, NotFoundError, PermissionError, type Logger } from '@gw/platform';
-import type { Bus } from '@gw/bus';
-import { TOPICS, type KeyChanged } from '@gw/proto';
+import type { TypedBus } from '@gw/bus';
+import { TOPICS, type KeyChanged, type TopicMessages } from '@gw/proto';
 import { DuplicateKeyError } from '@gw/store';
 import type { SeedAccount } from './config';
 import { hashSecret, maskSecret, newSecret, sameHash } from './key-secret';
@@ -31,7 +31,7 @@ export interface CreateKeyInput {
 export interface KeysServiceDeps {
   keys: KeyStore;
   usage: KeyUsageSource;
-  bus: Bus;
+  bus: TypedBus<TopicMessages>;
   logger: Logger;
   /**
    * Shows the operator a bootstrap key line, outside the logs: the only place a generated secret is ever put
@@ -178,7 +178,7 @@ export class KeysService {
   private async publishChange(hash: string, change: 'updated' | 'deleted'): Promise<void> {
     const value: KeyChanged = { key_hash: hash, change };
     try {
-      await this.deps.bus.publish<KeyChanged>(TOPICS.keys, [{ key: hash, value }]);
+      await this.deps.bus.publish(TOPICS.keys, [{ key: hash, value }]);
     } catch (err) {
       this.deps.logger.error({ err, key_hash: hash, change }, 'publishing KeyChanged failed; edge caches expire by TTL');
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AuthenticationError, callUnary, GatewayError, type Identity } from '@gw/platform';
+import { AuthenticationError, callUnary, type Identity } from '@gw/platform';
 import type { AuthenticateResult, KeysServiceClient } from '@gw/proto';
 
 interface CacheEntry {
@@ -104,9 +104,9 @@ export class Authenticator {
   }
 }
 
-/** Unreachable, past its deadline, or failing itself (5xx): no verdict on the key. A 4xx is one. */
+/** Unreachable, past its deadline, or failing itself: no verdict on the key. Refusing the key is one. */
 function keysCouldNotAnswer(err: unknown): boolean {
-  return !(err instanceof GatewayError) || err.status >= 500;
+  return !(err instanceof AuthenticationError);
 }
 
 /** `Authorization: Bearer <key>`, or `x-api-key` where the route allows it (messages-style clients). */

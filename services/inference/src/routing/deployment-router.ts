@@ -1,7 +1,7 @@
 import type { Catalog, CatalogModel, Deployment, ProviderConfig } from '@gw/catalog';
 import type { ChatProvider, ChatTarget } from '@gw/provider-spec';
 import { isRetryableUpstreamError } from '@gw/provider-spec';
-import type { Logger } from '@gw/platform';
+import { TimeoutError, type Logger } from '@gw/platform';
 import { CooldownTracker } from './cooldown';
 import { orderDeployments } from './order-deployments';
 
@@ -89,8 +89,7 @@ export class DeploymentRouter {
           lastError = err;
           if (!isRetryableUpstreamError(err)) throw err;
           this.cooldown.failed(route.deployment.id);
-          const timedOut = (err as { status?: number }).status === 504;
-          if (timedOut || tryNo >= this.policy.maxRetries) {
+          if (err instanceof TimeoutError || tryNo >= this.policy.maxRetries) {
             log.warn({ deployment: route.deployment.id, err: (err as Error).message }, 'deployment failed; falling back');
             break;
           }

@@ -102,7 +102,8 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     await bus.publish(TOPICS.usage, [{ key: accountId, value: event }]);
   }
 
-  const outcome = (p: Promise<void>) => p.then(() => 'allowed', (err: GatewayError) => `${err.status} ${err.code}`);
+  // The class is asserted, not the status: a typed error keeps its class across gRPC.
+  const outcome = (p: Promise<void>) => p.then(() => 'allowed', (err: GatewayError) => `${err.constructor.name} ${err.code}`);
 
   async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
     const deadline = Date.now() + 10_000;
@@ -131,9 +132,9 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
 
   it('asks billing on every call: an empty or unknown account is refused with 402, an unreachable billing is a 503', async () => {
     const g = guard();
-    expect(await outcome(g.reserve(identity('acct_empty'), requestId(), call(1), 't'))).toBe('402 insufficient_balance');
-    expect(await outcome(g.reserve(identity('acct_nobody'), requestId(), call(1), 't'))).toBe('402 insufficient_balance');
-    expect(await outcome(guard('127.0.0.1:1').reserve(identity('acct_rich'), requestId(), call(1), 't'))).toBe('503 service_unavailable');
+    expect(await outcome(g.reserve(identity('acct_empty'), requestId(), call(1), 't'))).toBe('PaymentRequiredError insufficient_balance');
+    expect(await outcome(g.reserve(identity('acct_nobody'), requestId(), call(1), 't'))).toBe('PaymentRequiredError insufficient_balance');
+    expect(await outcome(guard('127.0.0.1:1').reserve(identity('acct_rich'), requestId(), call(1), 't'))).toBe('UnavailableError service_unavailable');
   });
 
   it('a key limit holds across instances: 50 reserves through two guards admit at most limit + allowance', async () => {
@@ -142,7 +143,7 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => outcome((i % 2 ? a : b).reserve(limited, requestId(), call(99), 't'))));
     // 100 micros each: 5 fit in 500; a sixth would leave 0 and exceed it by more than the allowance.
     expect(results.filter((r) => r === 'allowed')).toHaveLength(5);
-    expect(new Set(results.filter((r) => r !== 'allowed'))).toEqual(new Set(['402 key_limit_exceeded']));
+    expect(new Set(results.filter((r) => r !== 'allowed'))).toEqual(new Set(['PaymentRequiredError key_limit_exceeded']));
   });
 
   it('a finished call stays held until billing has absorbed its usage: with no event, the next call is refused', async () => {
@@ -152,7 +153,7 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     await g.reserve(id, first, call(99), 't');
     // The call ended, its usage is stuck behind a bus outage: the hold still counts, for as long as it takes.
     await new Promise((r) => setTimeout(r, 200));
-    expect(await outcome(g.reserve(id, requestId(), call(99), 't'))).toBe('402 insufficient_balance');
+    expect(await outcome(g.reserve(id, requestId(), call(99), 't'))).toBe('PaymentRequiredError insufficient_balance');
     // Its usage lands (30 micros): the hold is settled to the real cost and 120 micros are spendable again.
     await report(first, 'acct_one_call', id.keyHash, 30);
     await eventually('the usage to settle the hold', async () => (await held('acct_one_call')) === 0);

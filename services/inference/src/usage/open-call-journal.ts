@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { BatchingPublisher } from '@gw/bus';
+import type { TypedPublisher } from '@gw/bus';
 import type { Logger } from '@gw/platform';
-import { TOPICS, type UsageEvent } from '@gw/proto';
+import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Collection, Doc, Store } from '@gw/store';
 import { estimatedTokens } from './usage-estimate';
 
@@ -46,7 +46,7 @@ export interface OpenCallStart {
 export interface OpenCallJournalOptions {
   store: Store;
   /** The usage events' publisher (outbox-backed): a recovered event takes the same durable path as any other. */
-  publisher: Pick<BatchingPublisher, 'enqueue' | 'flush'>;
+  publisher: TypedPublisher<TopicMessages>;
   logger: Logger;
   leaseMs: number;
   /** At most one progress write per stream per this interval. */

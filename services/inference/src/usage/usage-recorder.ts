@@ -1,5 +1,5 @@
-import type { BatchingPublisher } from '@gw/bus';
-import { TOPICS, type UsageEvent } from '@gw/proto';
+import type { TypedPublisher } from '@gw/bus';
+import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
 import type { Usage } from '@gw/provider-spec';
 import type { OpenCall, OpenCallJournal, OpenCallStart } from './open-call-journal';
@@ -27,7 +27,7 @@ export interface CallRecord {
  * unavailable bus delays the event but never loses it); billing computes the charge and settles the call's hold.
  */
 export class UsageRecorder {
-  constructor(private readonly publisher: BatchingPublisher, private readonly journal: OpenCallJournal) {}
+  constructor(private readonly publisher: TypedPublisher<TopicMessages>, private readonly journal: OpenCallJournal) {}
 
   /**
    * Journals a stream (written by `sendingTo` before each provider attempt), so its usage is billed, estimated,

@@ -1,5 +1,15 @@
-import { applyFactorPpm, tokenCostMicros, usdToMicros } from '@gw/platform';
-import { deploymentsById, type Catalog } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
+import type { Catalog, Price } from './schema';
+import { deploymentsById } from './load-catalog';
+
+/**
+ * The one price function of the gateway: what a call costs at the deployment that served it. Everything is
+ * integer micro-dollars, computed with BigInt so no float touches an amount. The rounding rule:
+ *   list    = ceil(prompt tokens x prompt price / 1M) + ceil(completion tokens x completion price / 1M) + per-request fee
+ *             (each token component rounded UP to a whole micro: any fraction of a micro is charged)
+ *   charged = list x the account's price factor (parts per million), rounded HALF UP to a whole micro.
+ * A result past Number.MAX_SAFE_INTEGER is refused (RangeError), never rounded.
+ */
 
 /** A deployment's price in integer micros, parsed once from the catalogue's USD strings. */
 export interface DeploymentPrice {
@@ -24,6 +34,35 @@ export type PriceQuote =
   | { priced: true; listMicros: number; chargedMicros: number }
   | { priced: false; listMicros: 0; chargedMicros: 0 };
 
+const MILLION = 1_000_000n;
+
+function safeMicros(amount: bigint): number {
+  const n = Number(amount);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`amount out of range: ${amount} micros`);
+  return n;
+}
+
+/** Cost of `tokens` at a price in micros per million tokens, rounded up to a whole micro. */
+export function tokenCostMicros(tokens: number, microsPerMillionTokens: number): number {
+  return safeMicros((BigInt(tokens) * BigInt(microsPerMillionTokens) + MILLION - 1n) / MILLION);
+}
+
+/** `micros x factor`, the factor in parts per million (1,000,000 = 1.0), rounded half up to a whole micro. */
+export function applyFactorPpm(micros: number, factorPpm: number): number {
+  const product = BigInt(micros) * BigInt(factorPpm);
+  const q = product / MILLION;
+  return safeMicros((product % MILLION) * 2n >= MILLION ? q + 1n : q);
+}
+
+/** The catalogue's USD price of a deployment, in micros. */
+export function deploymentPrice(price: Price): DeploymentPrice {
+  return {
+    promptMicrosPerMillion: usdToMicros(price.prompt_per_million),
+    completionMicrosPerMillion: usdToMicros(price.completion_per_million),
+    perRequestMicros: price.per_request ? usdToMicros(price.per_request) : 0,
+  };
+}
+
 /** Providers name tokens either prompt/completion or input/output; the former wins when both are present. */
 export function tokenCounts(usage: UsageTokens | null | undefined): TokenCounts {
   return {
@@ -34,25 +73,20 @@ export function tokenCounts(usage: UsageTokens | null | undefined): TokenCounts 
 
 /** List cost: each token component rounded up to a whole micro, plus the flat per-call fee. */
 export function listCostMicros(price: DeploymentPrice, tokens: TokenCounts): number {
-  return (
-    tokenCostMicros(tokens.promptTokens, price.promptMicrosPerMillion) +
-    tokenCostMicros(tokens.completionTokens, price.completionMicrosPerMillion) +
-    price.perRequestMicros
+  return safeMicros(
+    BigInt(tokenCostMicros(tokens.promptTokens, price.promptMicrosPerMillion)) +
+    BigInt(tokenCostMicros(tokens.completionTokens, price.completionMicrosPerMillion)) +
+    BigInt(price.perRequestMicros),
   );
 }
 
+/** Every deployment's price, keyed by deployment id: billing charges usage and holds spend with it. */
 export class PriceBook {
   constructor(private readonly prices: ReadonlyMap<string, DeploymentPrice>) {}
 
   static fromCatalog(catalog: Catalog): PriceBook {
     const prices = new Map<string, DeploymentPrice>();
-    for (const [id, d] of deploymentsById(catalog)) {
-      prices.set(id, {
-        promptMicrosPerMillion: usdToMicros(d.price.prompt_per_million),
-        completionMicrosPerMillion: usdToMicros(d.price.completion_per_million),
-        perRequestMicros: d.price.per_request ? usdToMicros(d.price.per_request) : 0,
-      });
-    }
+    for (const [id, d] of deploymentsById(catalog)) prices.set(id, deploymentPrice(d.price));
     return new PriceBook(prices);
   }
 
