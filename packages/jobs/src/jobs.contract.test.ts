@@ -225,6 +225,26 @@ describe.each<EngineName>(['embedded', 'mongo'])('leased jobs contract (%s engin
     expect(await jobs.fail(doc._id, 'w-new', { code: 'x', message: 'x' })).toBe(false);
   });
 
+  it('claims take the oldest claimable job first; a repeated cancel keeps the first request time', async () => {
+    let clock = Date.now();
+    const jobs = jobStore(location.connect(), () => clock);
+    const docs = [];
+    for (let n = 0; n < 3; n++) {
+      docs.push(await enqueue(jobs, n));
+      clock += 1;
+    }
+    expect((await jobs.claim('w1', 60_000))?._id).toBe(docs[0]._id);
+    expect((await jobs.claim('w2', 60_000))?._id).toBe(docs[1]._id);
+    const flaggedAt = clock;
+    expect(await jobs.cancel(docs[0]._id)).toMatchObject({ status: 'in_progress', worker_id: 'w1', cancel_requested_at_ms: flaggedAt });
+    clock += 5;
+    expect(await jobs.cancel(docs[0]._id)).toMatchObject({ cancel_requested_at_ms: flaggedAt });
+    expect(await jobs.checkLease(docs[0]._id, 'w1')).toBe('cancel_requested');
+    expect(await jobs.finishCancelled(docs[0]._id, 'w1')).toBe(true);
+    expect(await jobs.get(docs[0]._id)).toMatchObject({ status: 'cancelled', cancelled_at_ms: clock, lease_until_ms: 0 });
+    expect(await jobs.cancel(docs[2]._id)).toMatchObject({ status: 'cancelled', cancelled_at_ms: clock, cancel_requested_at_ms: clock });
+  });
+
   it('the expiry sweeper marks queued jobs past their expiry expired and never touches running ones', async () => {
     let clock = Date.now();
     const jobs = jobStore(location.connect(), () => clock);
