@@ -7,6 +7,7 @@ import { asyncChatRoutes } from './async-chat-routes';
 import { AsyncChatService, type AsyncChatDeps } from './async-chat-service';
 import { chatJobStore, type ChatJobPayload, type ChatJobResult } from './chat-job';
 import { chatJobHandler, type ChatCompleter } from './chat-job-runner';
+import { moveLegacyChatJobs } from './legacy-chat-jobs';
 
 export type AsyncChatConfig = Pick<InferenceConfig,
   'ASYNC_CHAT_WORKERS' | 'ASYNC_CHAT_LEASE_MS' | 'ASYNC_CHAT_POLL_MS' | 'ASYNC_CHAT_CANCEL_CHECK_MS'
@@ -31,6 +32,7 @@ export async function startAsyncChat({ store, chat, flushUsage, config, logger }
   const jobs = chatJobStore(store);
   await jobs.ensureIndexes();
   const log = logger.child({ component: 'async-chat' });
+  await moveLegacyChatJobs(store, log);
   const workers = new JobWorkerPool<ChatJobPayload, ChatJobResult>({
     jobs, logger: log,
     handler: chatJobHandler({ chat, flushUsage, logger: log, flushRetryMs: Math.min(1_000, config.ASYNC_CHAT_LEASE_MS / 3) }),
