@@ -190,13 +190,13 @@ describe.each<EngineName>(['embedded', 'mongo'])('leased jobs contract (%s engin
     const runs: string[] = [];
     const handler = (pool: string): JobHandler<Payload, Result> => async ({ signal }) => {
       runs.push(pool);
-      await abortableDelay(3_000, signal);
+      await abortableDelay(4_000, signal);
       return { doubled: 0, by: pool };
     };
-    startPool(a, handler('a'), { workers: 1, leaseMs: 600 });
+    startPool(a, handler('a'), { workers: 1, leaseMs: 1_000 });
     const doc = await enqueue(a, 1);
     await waitFor('the job running', () => runs.length === 1);
-    startPool(b, handler('b'), { workers: 2, leaseMs: 600, pollMs: 10 });
+    startPool(b, handler('b'), { workers: 2, leaseMs: 1_000, pollMs: 10 });
     await waitFor('the long job completed', async () => (await statusOf(a, doc._id)) === 'completed', 30_000);
     expect(runs).toEqual(['a']);
     expect(await a.get(doc._id)).toMatchObject({ attempts: 1, result: { by: 'a' } });
