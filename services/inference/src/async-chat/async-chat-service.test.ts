@@ -9,7 +9,8 @@ import { DeploymentRouter } from '../routing/deployment-router';
 import { ChatService } from '../chat/chat-service';
 import { asyncChatRoutes } from './async-chat-routes';
 import { AsyncChatService } from './async-chat-service';
-import { ChatJobStore } from './chat-job-store';
+import { JOBS_COLLECTION } from '@gw/jobs';
+import { chatJobStore, type ChatJobStore } from './chat-job';
 import { completionFor, IDENTITY, openTestStore, silentLogger, type TestStore } from './chat-job-test-support';
 
 const SECRET = 'async-chat-test-identity-secret-0123456789';
@@ -43,7 +44,7 @@ describe('async chat service', () => {
   beforeEach(async () => {
     t = await openTestStore('embedded');
     clock = Date.parse('2026-11-02T10:00:00Z');
-    jobs = new ChatJobStore(t.store, () => clock);
+    jobs = chatJobStore(t.store, () => clock);
     await jobs.ensureIndexes();
     reserve = jest.fn(async () => undefined);
     release = jest.fn();
@@ -76,9 +77,9 @@ describe('async chat service', () => {
     // The job's spend is held under its request id (a worker's run reserves the same id again, holding once).
     expect(reserve).toHaveBeenCalledWith(IDENTITY, job.request_id, expect.objectContaining({ deployments: ['dep'], maxOutputTokens: 50, choices: 1 }), 'trace-1');
     expect(woken).toBe(1);
-    const stored = (await jobs.findById(job.id))!;
-    expect(JSON.parse(stored.request_json)).toEqual({ ...BODY, max_tokens: 50 });
-    expect(stored.identity).toEqual(IDENTITY);
+    const stored = (await jobs.get(job.id))!;
+    expect(JSON.parse(stored.payload.request_json)).toEqual({ ...BODY, max_tokens: 50 });
+    expect(stored.payload.identity).toEqual(IDENTITY);
   });
 
   it.each([
@@ -96,7 +97,7 @@ describe('async chat service', () => {
     const err = await service.submit(body, IDENTITY, 't').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ status, param, code });
-    expect(await t.store.collection('chat_jobs').count({})).toBe(0);
+    expect(await t.store.collection(JOBS_COLLECTION).count({})).toBe(0);
   });
 
   const deep = (levels: number) => { let v: object = {}; for (let i = 0; i < levels; i++) v = { a: v }; return v; };
@@ -108,13 +109,13 @@ describe('async chat service', () => {
   ])('refuses %s with a 400 and queues nothing', async (_what, body, param, code) => {
     const err = await service.submit(body, IDENTITY, 't').catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, param, code });
-    expect(await t.store.collection('chat_jobs').count({})).toBe(0);
+    expect(await t.store.collection(JOBS_COLLECTION).count({})).toBe(0);
   });
 
   it('refuses at submit when the balance does not allow the call, and queues nothing', async () => {
     reserve.mockRejectedValueOnce(new PaymentRequiredError());
     await expect(service.submit(BODY, IDENTITY, 't')).rejects.toMatchObject({ status: 402, code: 'insufficient_balance' });
-    expect(await t.store.collection('chat_jobs').count({})).toBe(0);
+    expect(await t.store.collection(JOBS_COLLECTION).count({})).toBe(0);
   });
 
   it('shows a job only to its own account', async () => {
@@ -129,10 +130,10 @@ describe('async chat service', () => {
     const ok = await service.submit(BODY, IDENTITY, 't');
     const bad = await service.submit(BODY, IDENTITY, 't');
     clock += 2_000;
-    await jobs.claimNext('w', 30_000);
-    await jobs.claimNext('w', 30_000);
+    await jobs.claim('w', 30_000);
+    await jobs.claim('w', 30_000);
     clock += 3_000;
-    await jobs.complete(ok.id, 'w', completionFor(ok.request_id));
+    await jobs.complete(ok.id, 'w', { completion_json: JSON.stringify(completionFor(ok.request_id)) });
     await jobs.fail(bad.id, 'w', { code: 'upstream_error', message: 'The provider failed (HTTP 503)' });
 
     const done = await service.get(ok.id, IDENTITY);
@@ -155,7 +156,7 @@ describe('async chat service', () => {
     expect(release).toHaveBeenCalledWith(IDENTITY, queued.request_id, 't');
 
     const running = await service.submit(BODY, IDENTITY, 't');
-    await jobs.claimNext('w-elsewhere', 30_000);
+    await jobs.claim('w-elsewhere', 30_000);
     const answer = await service.cancel(running.id, IDENTITY);
     expect(answer).toMatchObject({ status: 'in_progress', cancel_requested_at: running.created_at });
     // A running job's hold is its worker's to settle or release.

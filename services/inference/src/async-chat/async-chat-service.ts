@@ -1,8 +1,8 @@
 import { InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
 import type { CatalogModel } from '@gw/catalog';
 import type { ChatCompletionRequest } from '@gw/provider-spec';
-import { isTerminal, toJobObject, type ChatJobDoc, type ChatJobObject } from './chat-job';
-import type { ChatJobStore } from './chat-job-store';
+import { isTerminal } from '@gw/jobs';
+import { toJobObject, type ChatJobDoc, type ChatJobObject, type ChatJobStore } from './chat-job';
 
 export interface AsyncChatDeps {
   jobs: ChatJobStore;
@@ -40,24 +40,12 @@ export class AsyncChatService {
     const requestId = newRequestId();
     // Spend hold under the job's request id: held while queued; the worker's run reserves the same id again.
     await this.deps.chat.reserve(identity, requestId, { req, model }, traceId);
-    const now = this.now();
-    const job: ChatJobDoc = {
-      _id: newId('chatjob_'),
-      status: 'queued',
-      model: model.id,
-      request_id: requestId,
-      qos: 'completion',
-      account_id: identity.accountId,
-      identity,
-      trace_id: traceId,
-      request_json: JSON.stringify(req),
-      created_at_ms: now,
-      expires_at_ms: now + this.deps.expiresAfterMs,
-      worker_id: null,
-      lease_until_ms: 0,
-      attempts: 0,
-    };
-    await this.deps.jobs.insert(job);
+    const { job } = await this.deps.jobs.enqueue({
+      id: newId('chatjob_'),
+      ownerId: identity.accountId,
+      expiresAtMs: this.now() + this.deps.expiresAfterMs,
+      payload: { model: model.id, request_id: requestId, qos: 'completion', identity, trace_id: traceId, request_json: JSON.stringify(req) },
+    });
     this.deps.workers.wake();
     return toJobObject(job);
   }
@@ -70,7 +58,7 @@ export class AsyncChatService {
     const job = await this.deps.jobs.cancel(jobId, identity.accountId);
     if (!job) throw notFound(jobId);
     // A job cancelled before any run will not spend: drop its hold (a run's own failure releases it otherwise).
-    if (job.status === 'cancelled' && job.attempts === 0) this.deps.chat.release(identity, job.request_id, job.trace_id);
+    if (job.status === 'cancelled' && job.attempts === 0) this.deps.chat.release(identity, job.payload.request_id, job.payload.trace_id);
     if (job.status !== 'in_progress') return toJobObject(job);
     this.deps.workers.cancelLocal(jobId);
     return toJobObject(await this.waitForStop(job));
@@ -82,13 +70,13 @@ export class AsyncChatService {
     let current = job;
     while (!isTerminal(current.status) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
-      current = (await this.deps.jobs.findById(job._id)) ?? current;
+      current = (await this.deps.jobs.get(job._id)) ?? current;
     }
     return current;
   }
 
   private async owned(jobId: string, identity: Identity): Promise<ChatJobDoc> {
-    const job = await this.deps.jobs.findForAccount(jobId, identity.accountId);
+    const job = await this.deps.jobs.getForOwner(jobId, identity.accountId);
     if (!job) throw notFound(jobId);
     return job;
   }

@@ -1,13 +1,13 @@
+import { JobExpirySweeper, JobWorkerPool } from '@gw/jobs';
 import type { Logger } from '@gw/platform';
 import type { Store } from '@gw/store';
 import type { Router } from 'express';
 import type { InferenceConfig } from '../config';
 import { asyncChatRoutes } from './async-chat-routes';
 import { AsyncChatService, type AsyncChatDeps } from './async-chat-service';
-import { ChatJobStore } from './chat-job-store';
-import type { ChatCompleter } from './chat-job-runner';
-import { ChatJobSweeper } from './chat-job-sweeper';
-import { ChatJobWorkerPool } from './chat-job-workers';
+import { chatJobStore, type ChatJobPayload, type ChatJobResult } from './chat-job';
+import { chatJobHandler, type ChatCompleter } from './chat-job-runner';
+import { moveLegacyChatJobs } from './legacy-chat-jobs';
 
 export type AsyncChatConfig = Pick<InferenceConfig,
   'ASYNC_CHAT_WORKERS' | 'ASYNC_CHAT_LEASE_MS' | 'ASYNC_CHAT_POLL_MS' | 'ASYNC_CHAT_CANCEL_CHECK_MS'
@@ -29,18 +29,20 @@ export interface RunningAsyncChat {
 
 /** Async chat jobs for one inference instance: routes, this instance's workers and its expiry sweeper. */
 export async function startAsyncChat({ store, chat, flushUsage, config, logger }: AsyncChatWiring): Promise<RunningAsyncChat> {
-  const jobs = new ChatJobStore(store);
+  const jobs = chatJobStore(store);
   await jobs.ensureIndexes();
   const log = logger.child({ component: 'async-chat' });
-  const workers = new ChatJobWorkerPool({
-    jobs, chat, flushUsage, logger: log,
+  await moveLegacyChatJobs(store, log);
+  const workers = new JobWorkerPool<ChatJobPayload, ChatJobResult>({
+    jobs, logger: log,
+    handler: chatJobHandler({ chat, flushUsage, logger: log, flushRetryMs: Math.min(1_000, config.ASYNC_CHAT_LEASE_MS / 3) }),
     workers: config.ASYNC_CHAT_WORKERS,
     leaseMs: config.ASYNC_CHAT_LEASE_MS,
     pollMs: config.ASYNC_CHAT_POLL_MS,
     cancelCheckMs: config.ASYNC_CHAT_CANCEL_CHECK_MS,
     shutdownGraceMs: config.ASYNC_CHAT_SHUTDOWN_GRACE_MS,
   });
-  const sweeper = new ChatJobSweeper(jobs, config.ASYNC_CHAT_SWEEP_MS, log);
+  const sweeper = new JobExpirySweeper(jobs, config.ASYNC_CHAT_SWEEP_MS, log);
   const service = new AsyncChatService({
     jobs, chat, workers,
     expiresAfterMs: config.ASYNC_CHAT_EXPIRES_AFTER_MS,

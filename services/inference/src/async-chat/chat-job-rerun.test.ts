@@ -12,9 +12,10 @@ import { DeploymentRouter } from '../routing/deployment-router';
 import type { SpendGuard } from '../spend/spend-guard';
 import { OpenCallJournal } from '../usage/open-call-journal';
 import { UsageRecorder } from '../usage/usage-recorder';
-import { ChatJobStore } from './chat-job-store';
-import { ChatJobWorkerPool } from './chat-job-workers';
-import { eventually, IDENTITY, openTestStore, queuedJob, silentLogger, type TestStore } from './chat-job-test-support';
+import { JobWorkerPool } from '@gw/jobs';
+import { chatJobStore, type ChatJobPayload, type ChatJobResult, type ChatJobStore } from './chat-job';
+import { chatJobHandler } from './chat-job-runner';
+import { eventually, IDENTITY, insertJob, openTestStore, queuedJob, silentLogger, type TestStore } from './chat-job-test-support';
 
 jest.setTimeout(30_000);
 
@@ -29,7 +30,7 @@ describe('an async chat job re-run after its worker died', () => {
   let publisher: BatchingPublisher;
   let jobs: ChatJobStore;
   let chat: ChatService;
-  let pool: ChatJobWorkerPool | undefined;
+  let pool: JobWorkerPool<ChatJobPayload, ChatJobResult> | undefined;
   const provider = createChatProvider('openai-compatible');
 
   beforeAll(async () => {
@@ -61,7 +62,7 @@ describe('an async chat job re-run after its worker died', () => {
       // Not started: job runs are not streams, so the journal is never written here.
       usage: new UsageRecorder(publisher, new OpenCallJournal({ store: t.store, publisher, logger, leaseMs: 15_000, checkpointMs: 1_000, sweepMs: 60_000 })),
     });
-    jobs = new ChatJobStore(t.store);
+    jobs = chatJobStore(t.store);
     await jobs.ensureIndexes();
   });
 
@@ -77,25 +78,26 @@ describe('an async chat job re-run after its worker died', () => {
   });
 
   it('gets the first completion back from the provider instead of generating it again', async () => {
-    const job = queuedJob({ request_json: JSON.stringify(BODY) });
+    const job = queuedJob({ payload: { request_json: JSON.stringify(BODY) } });
     // The worker that died had called the provider under the job's request_id, then crashed before writing
     // the outcome: the job is left in progress under its lapsed lease.
-    const { completion: first } = await chat.complete(BODY, IDENTITY, 'trace', { requestId: job.request_id, signal: new AbortController().signal });
-    await jobs.insert({ ...job, status: 'in_progress', worker_id: 'dead-worker', lease_until_ms: Date.now() - 1, attempts: 1 });
-    const control = queuedJob({ request_json: JSON.stringify(BODY) });
-    await jobs.insert(control);
+    const { completion: first } = await chat.complete(BODY, IDENTITY, 'trace', { requestId: job.payload.request_id, signal: new AbortController().signal });
+    await insertJob(t.store, { ...job, status: 'in_progress', worker_id: 'dead-worker', lease_until_ms: Date.now() - 1, attempts: 1 });
+    const control = queuedJob({ payload: { request_json: JSON.stringify(BODY) } });
+    await insertJob(t.store, control);
 
-    pool = new ChatJobWorkerPool({
-      jobs, chat, logger: silentLogger(), flushUsage: () => publisher.flush(),
+    pool = new JobWorkerPool<ChatJobPayload, ChatJobResult>({
+      jobs, logger: silentLogger(),
+      handler: chatJobHandler({ chat, flushUsage: () => publisher.flush(), logger: silentLogger(), flushRetryMs: 50 }),
       workers: 1, leaseMs: 5_000, pollMs: 20, cancelCheckMs: 1_000, shutdownGraceMs: 0,
     });
     pool.start();
-    await eventually(async () => (await jobs.findById(job._id))?.status === 'completed' && (await jobs.findById(control._id))?.status === 'completed', 15_000);
+    await eventually(async () => (await jobs.get(job._id))?.status === 'completed' && (await jobs.get(control._id))?.status === 'completed', 15_000);
 
-    const rerun = JSON.parse((await jobs.findById(job._id))!.completion_json!);
-    expect((await jobs.findById(job._id))!.attempts).toBe(2);
+    const rerun = JSON.parse((await jobs.get(job._id))!.result!.completion_json);
+    expect((await jobs.get(job._id))!.attempts).toBe(2);
     expect(rerun).toEqual(first);
     // A job with its own request_id is generated afresh: the simulator numbers each generation.
-    expect(JSON.parse((await jobs.findById(control._id))!.completion_json!).id).not.toBe(first.id);
+    expect(JSON.parse((await jobs.get(control._id))!.result!.completion_json).id).not.toBe(first.id);
   });
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { createLogger, newId, newRequestId, type Identity, type Logger } from '@gw/platform';
 import type { ChatCompletion } from '@gw/provider-spec';
 import { createStore, type Store } from '@gw/store';
-import { CHAT_JOBS_COLLECTION, type ChatJobDoc } from './chat-job';
+import { JOBS_COLLECTION } from '@gw/jobs';
+import { CHAT_JOB_KIND, type ChatJobDoc, type ChatJobPayload } from './chat-job';
 import type { ChatCompleter } from './chat-job-runner';
 
 /** Test-only support for the async chat suites; nothing in production imports it. */
@@ -28,7 +29,7 @@ export async function openTestStore(engine: StoreEngine = 'embedded'): Promise<T
   return {
     store,
     dispose: async () => {
-      if (engine === 'mongo') await store.collection(CHAT_JOBS_COLLECTION).deleteMany({});
+      if (engine === 'mongo') await store.collection(JOBS_COLLECTION).deleteMany({});
       await store.close();
       await rm(dir, { recursive: true, force: true });
     },
@@ -45,26 +46,37 @@ export const IDENTITY: Identity = { accountId: 'acct_a', keyHash: 'aa'.repeat(32
 
 let sequence = 0;
 
-export function queuedJob(overrides: Partial<ChatJobDoc> = {}): ChatJobDoc {
+/** A queued chat job as submit makes it; `payload` overrides merge into the default payload. */
+export function queuedJob(overrides: Partial<Omit<ChatJobDoc, 'payload'>> & { payload?: Partial<ChatJobPayload> } = {}): ChatJobDoc {
   const now = Date.now();
   sequence++;
+  const { payload, ...fields } = overrides;
   return {
     _id: newId('chatjob_'),
+    kind: CHAT_JOB_KIND,
     status: 'queued',
-    model: 'test/chat',
-    request_id: newRequestId(),
-    qos: 'completion',
-    account_id: IDENTITY.accountId,
-    identity: IDENTITY,
-    trace_id: 'trace',
-    request_json: JSON.stringify({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] }),
+    owner_id: IDENTITY.accountId,
+    payload: {
+      model: 'test/chat',
+      request_id: newRequestId(),
+      qos: 'completion',
+      identity: IDENTITY,
+      trace_id: 'trace',
+      request_json: JSON.stringify({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] }),
+      ...payload,
+    },
     created_at_ms: now + sequence,
     expires_at_ms: now + 24 * 60 * 60_000,
     worker_id: null,
     lease_until_ms: 0,
     attempts: 0,
-    ...overrides,
+    ...fields,
   };
+}
+
+/** Writes a job document as it stands (a state a crashed worker may have left behind), bypassing enqueue. */
+export async function insertJob(store: Store, doc: ChatJobDoc): Promise<void> {
+  await store.collection<ChatJobDoc>(JOBS_COLLECTION).insertOne(doc);
 }
 
 export function completionFor(requestId: string): ChatCompletion {

@@ -1,23 +1,20 @@
 import type { Identity } from '@gw/platform';
 import type { ChatCompletion, Usage } from '@gw/provider-spec';
-import type { Doc } from '@gw/store';
+import { JobStore, type JobDoc, type JobStatus } from '@gw/jobs';
+import type { Store } from '@gw/store';
 
-export const CHAT_JOBS_COLLECTION = 'chat_jobs';
+/** The kind async chat jobs are enqueued and claimed as in the shared jobs collection. */
+export const CHAT_JOB_KIND = 'chat.completion';
 
-export type ChatJobStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'expired';
+export type ChatJobStatus = JobStatus;
 
-const TERMINAL: ReadonlySet<ChatJobStatus> = new Set(['completed', 'failed', 'cancelled', 'expired']);
-export const isTerminal = (status: ChatJobStatus) => TERMINAL.has(status);
-
-/** A durable async chat job. Times are epoch milliseconds here; the public object shows Unix seconds. */
-export interface ChatJobDoc extends Doc {
-  status: ChatJobStatus;
+/** What a worker needs to run the job; the job's owner is the caller's account. */
+export interface ChatJobPayload {
   /** Public model name. */
   model: string;
   /** `br-<UUIDv4>` made at submit: every run of the job bills under it, so billing counts it once. */
   request_id: string;
   qos: 'completion';
-  account_id: string;
   /** The caller's key as the edge vouched for it at submit; the worker pre-authorizes and bills with it. */
   identity: Identity;
   trace_id: string;
@@ -26,21 +23,19 @@ export interface ChatJobDoc extends Doc {
    * (`$schema`, `$ref` inside a JSON schema), so it is never stored as a nested document.
    */
   request_json: string;
-  created_at_ms: number;
-  expires_at_ms: number;
-  in_progress_at_ms?: number;
-  completed_at_ms?: number;
-  failed_at_ms?: number;
-  cancelled_at_ms?: number;
-  expired_at_ms?: number;
-  cancel_requested_at_ms?: number;
-  /** The worker holding the lease; only it may write the outcome. */
-  worker_id: string | null;
-  lease_until_ms: number;
-  attempts: number;
+}
+
+export interface ChatJobResult {
   /** The chat completion object as JSON text, for the same reason as `request_json`. */
-  completion_json?: string;
-  error?: { code: string; message: string };
+  completion_json: string;
+}
+
+/** A durable async chat job. Times are epoch milliseconds here; the public object shows Unix seconds. */
+export type ChatJobDoc = JobDoc<ChatJobPayload, ChatJobResult>;
+export type ChatJobStore = JobStore<ChatJobPayload, ChatJobResult>;
+
+export function chatJobStore(store: Store, clock?: () => number): ChatJobStore {
+  return new JobStore<ChatJobPayload, ChatJobResult>({ store, kind: CHAT_JOB_KIND, clock });
 }
 
 /** The public `chat.completion.job` object. */
@@ -80,9 +75,9 @@ export function toJobObject(doc: ChatJobDoc): ChatJobObject {
     id: doc._id,
     object: 'chat.completion.job',
     status: doc.status,
-    model: doc.model,
-    request_id: doc.request_id,
-    qos: doc.qos,
+    model: doc.payload.model,
+    request_id: doc.payload.request_id,
+    qos: doc.payload.qos,
     created_at: seconds(doc.created_at_ms),
     expires_at: seconds(doc.expires_at_ms),
   };
@@ -90,10 +85,21 @@ export function toJobObject(doc: ChatJobDoc): ChatJobObject {
     const ms = doc[from];
     if (typeof ms === 'number') job[to] = seconds(ms);
   }
-  if (doc.status === 'completed' && doc.completion_json) {
-    job.completion = JSON.parse(doc.completion_json) as ChatCompletion;
-    job.usage = job.completion.usage;
+  const completion = doc.status === 'completed' ? parseCompletion(doc.result?.completion_json) : null;
+  if (completion) {
+    job.completion = completion;
+    job.usage = completion.usage;
   }
   if (doc.status === 'failed' && doc.error) job.error = { code: doc.error.code, message: doc.error.message };
   return job;
+}
+
+/** The stored completion; null when missing or unreadable (the job then shows its status without it). */
+function parseCompletion(json: string | undefined): ChatCompletion | null {
+  if (!json) return null;
+  try {
+    return JSON.parse(json) as ChatCompletion;
+  } catch {
+    return null;
+  }
 }
