@@ -87,8 +87,9 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
 
 /** The caller's own entry, by platform request id first, then by the provider-facing id. */
 export async function findAccountEntry(ledger: Collection<LedgerEntry>, accountId: string, id: string): Promise<LedgerEntry | null> {
+  // Visible once its charge has landed on the balance: a caller who finds the record can rely on the balance.
   return (
-    (await ledger.findOne({ _id: id, account_id: accountId })) ??
-    (await ledger.findOne({ provider_response_id: id, account_id: accountId }))
+    (await ledger.findOne({ _id: id, account_id: accountId, state: 'applied' })) ??
+    (await ledger.findOne({ provider_response_id: id, account_id: accountId, state: 'applied' }))
   );
 }
