@@ -2,7 +2,8 @@
  * Soak: N billed chat completions through the single-process gateway (`startLocalStack`, embedded engines)
  * against the OpenAI-format simulator, printing the gateway's RSS and heap every 100,000 calls (every 10% of
  * shorter runs) and the data size on disk; then waits until billing has charged every call, stops the
- * gateway, starts a new one on the same data and reports how long that start took. Figures, machine, load
+ * gateway, starts a new one on the same data and reports how long that start took. Memory is sampled after
+ * a full garbage collection (the gateway runs with --expose-gc). Figures, machine, load
  * average and commit go to bench/results/soak-<date>.json. Not part of CI.
  *
  *   node --import tsx bench/soak.ts                   # 1,000,000 calls (long)
@@ -57,8 +58,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function spawnNode(script: string, argv: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'), script, ...argv], {
+function spawnNode(script: string, argv: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'), script, ...argv], {
     cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.add(child);
@@ -102,13 +103,14 @@ async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
   const ports = await Promise.all(Array.from({ length: 7 }, freePort));
   const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = ports;
   const t0 = performance.now();
+  // --expose-gc: memory is sampled after a full collection, so it shows what is live, not garbage not yet collected.
   const child = spawnNode(path.join(ROOT, 'bench/soak-gateway.ts'), [], {
     ...env,
     EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), KEYS_HTTP_PORT: String(keysHttp), KEYS_GRPC_PORT: String(keysGrpc),
     BILLING_HTTP_PORT: String(billingHttp), BILLING_GRPC_PORT: String(billingGrpc), INFERENCE_HTTP_PORT: String(inferenceHttp),
     KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`, BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
     KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`, BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`, INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
-  });
+  }, ['--expose-gc']);
   const ready = await new Promise<{ edgePort: number; startupMs: number }>((resolve, reject) => {
     child.on('message', (m: { type?: string; edgePort: number; startupMs: number }) => m.type === 'ready' && resolve(m));
     child.once('exit', (code) => reject(new Error(`gateway exited (code ${code}) before it was ready`)));

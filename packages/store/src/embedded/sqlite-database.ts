@@ -89,20 +89,24 @@ export class SqliteDatabase {
     this.assertOpen();
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
-      this.flushing ??= new Promise<void>((done) => setImmediate(() => { this.flush(); done(); }));
+      this.flushing ??= new Promise<void>((done) =>
+        setImmediate(() => {
+          try {
+            while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
+          } finally {
+            this.flushing = null;
+            done();
+          }
+        }),
+      );
     });
   }
 
-  private flush(): void {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      const outcomes: { ok: boolean; value: unknown }[] = [];
-      try {
-        this.db.exec('BEGIN IMMEDIATE');
-      } catch (err) {
-        batch.forEach((w) => w.reject(err));
-        continue;
-      }
+  /** One transaction for a batch: each write in its own savepoint; all settle after the commit. */
+  private commit(batch: QueuedWrite[]): void {
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
       for (const w of batch) {
         this.db.exec('SAVEPOINT w');
         try {
@@ -114,16 +118,14 @@ export class SqliteDatabase {
           outcomes.push({ ok: false, value: err });
         }
       }
-      try {
-        this.db.exec('COMMIT');
-      } catch (err) {
-        if (this.db.isTransaction) this.db.exec('ROLLBACK');
-        batch.forEach((w) => w.reject(err));
-        continue;
-      }
-      batch.forEach((w, i) => (outcomes[i].ok ? w.resolve(outcomes[i].value) : w.reject(outcomes[i].value)));
+      this.db.exec('COMMIT');
+    } catch (err) {
+      // The transaction itself failed (busy past the timeout, disk full): nothing of the batch was written.
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      batch.forEach((w) => w.reject(err));
+      return;
     }
-    this.flushing = null;
+    batch.forEach((w, i) => (outcomes[i].ok ? w.resolve(outcomes[i].value) : w.reject(outcomes[i].value)));
   }
 
   /** Lets queued writes commit, then closes the file. */
