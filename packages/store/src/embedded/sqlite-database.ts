@@ -9,6 +9,7 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /** How many queued writes one transaction takes at most, so one commit never blocks the event loop for long. */
 const MAX_BATCH = 500;
+const STATEMENT_CACHE = 200;
 
 interface QueuedWrite {
   run(): unknown;
@@ -52,15 +53,16 @@ export class SqliteDatabase {
     if (!this.open) throw new Error(`Embedded store is closed (${this.path})`);
   }
 
-  /** A cached prepared statement. */
+  /** A prepared statement from a small least-recently-used cache (filters with `$in` lists make many shapes). */
   statement(sql: string): StatementSync {
     let stmt = this.statements.get(sql);
-    if (!stmt) {
-      // Filters with `$in` lists of many lengths make many shapes; a full cache starts over rather than grow.
-      if (this.statements.size >= 1_000) this.statements.clear();
+    if (stmt) {
+      this.statements.delete(sql);
+    } else {
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.delete(this.statements.keys().next().value!);
       stmt = this.db.prepare(sql);
-      this.statements.set(sql, stmt);
     }
+    this.statements.set(sql, stmt);
     return stmt;
   }
 
