@@ -175,6 +175,7 @@ async function main(): Promise<void> {
     return usdToMicros(json.data.spendable);
   };
 
+  const balanceStart = await balance();
   // The simulator may need a moment; the first answered call also gives the price of one call.
   let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
   for (let i = 0; !usage; i++) {
@@ -185,7 +186,6 @@ async function main(): Promise<void> {
     if (!usage) await sleep(200);
   }
   const perCall = tokenCostMicros(usage.prompt_tokens, usdToMicros(PRICE.prompt_per_million)) + tokenCostMicros(usage.completion_tokens, usdToMicros(PRICE.completion_per_million));
-  const balanceStart = (await balance()) + perCall; // the first call may not be charged yet; counted in `CALLS + 1` below either way
 
   const checkpoints: Array<{ calls: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; data_mb: number; calls_per_s: number }> = [];
   const pool = new Pool(base, { connections: CONNECTIONS, pipelining: 1 });
