@@ -154,6 +154,7 @@ function gitRevision(): string | null {
 async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const startedAt = new Date();
+  const git = gitRevision();
   const simPort = await freePort();
   const dataDir = path.join(tempDir, 'data');
   mkdirSync(dataDir);
@@ -187,7 +188,7 @@ async function main(): Promise<void> {
   }
   const perCall = tokenCostMicros(usage.prompt_tokens, usdToMicros(PRICE.prompt_per_million)) + tokenCostMicros(usage.completion_tokens, usdToMicros(PRICE.completion_per_million));
 
-  const checkpoints: Array<{ calls: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; data_mb: number; calls_per_s: number }> = [];
+  const checkpoints: Array<{ calls: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number; data_mb: number; calls_per_s: number }> = [];
   const pool = new Pool(base, { connections: CONNECTIONS, pipelining: 1 });
   let sent = 0;
   let done = 0;
@@ -199,9 +200,9 @@ async function main(): Promise<void> {
     segmentStart = performance.now();
     sampling = sampling.then(async () => {
       const m = await memoryOf(gw.child);
-      const row = { calls, rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), data_mb: mb(diskBytes(dataDir)), calls_per_s: Math.round(STEP / elapsed) };
+      const row = { calls, rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), data_mb: mb(diskBytes(dataDir)), calls_per_s: Math.round(STEP / elapsed) };
       checkpoints.push(row);
-      process.stdout.write(`${String(calls).padStart(9)} calls  rss ${row.rss_mb} MB  heap ${row.heap_used_mb}/${row.heap_total_mb} MB  data ${row.data_mb} MB  ${row.calls_per_s} calls/s\n`);
+      process.stdout.write(`${String(calls).padStart(9)} calls  rss ${row.rss_mb} MB  heap ${row.heap_used_mb}/${row.heap_total_mb} MB  external ${row.external_mb} MB  data ${row.data_mb} MB  ${row.calls_per_s} calls/s\n`);
     });
   };
   const worker = async () => {
@@ -247,7 +248,7 @@ async function main(): Promise<void> {
   const result = {
     benchmark: 'soak',
     date: startedAt.toISOString(),
-    git: gitRevision(),
+    git,
     command: `node --import tsx bench/soak.ts --calls ${CALLS} --connections ${CONNECTIONS}`,
     machine: {
       nproc: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, mem_total_gib: Math.round(os.totalmem() / 2 ** 30 * 10) / 10,
