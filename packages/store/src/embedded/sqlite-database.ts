@@ -104,26 +104,33 @@ export class SqliteDatabase {
     });
   }
 
-  /** One transaction for a batch: each write in its own savepoint; all settle after the commit. */
+  /** One transaction for a batch: each write in its own savepoint (unless it is alone); all settle after the commit. */
   private commit(batch: QueuedWrite[]): void {
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    // Prepared once: these run a few times per write, and exec() would parse them every time.
+    const run = (sql: string) => void this.statement(sql).run();
+    const alone = batch.length === 1;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      run('BEGIN IMMEDIATE');
       for (const w of batch) {
-        this.db.exec('SAVEPOINT w');
+        if (alone) {
+          outcomes.push({ ok: true, value: w.run() });
+          continue;
+        }
+        run('SAVEPOINT w');
         try {
           outcomes.push({ ok: true, value: w.run() });
-          this.db.exec('RELEASE w');
+          run('RELEASE w');
         } catch (err) {
-          this.db.exec('ROLLBACK TO w');
-          this.db.exec('RELEASE w');
+          run('ROLLBACK TO w');
+          run('RELEASE w');
           outcomes.push({ ok: false, value: err });
         }
       }
-      this.db.exec('COMMIT');
+      run('COMMIT');
     } catch (err) {
-      // The transaction itself failed (busy past the timeout, disk full): nothing of the batch was written.
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      // A lone write failed, or the transaction itself did (busy past the timeout, disk full): nothing was written.
+      if (this.db.isTransaction) run('ROLLBACK');
       batch.forEach((w) => w.reject(err));
       return;
     }
