@@ -100,6 +100,33 @@ describe('embedded bus', () => {
     expect(late.received.map((m) => m.value)).toEqual(numbers(21, 30).map((m) => m.value));
   });
 
+  it('keeps at most the retained number of entries, committed or not, and a group behind the bound resumes after it', async () => {
+    const topic = uniqueName('retain');
+    const b = bus({ trimIntervalMs: 50, retentionEntries: 20 });
+    const group = uniqueName('stuck');
+    const stuck = await b.subscribe<number>({ topics: [topic], group, handleBatch: async () => { throw new Error('down (test)'); } });
+    await b.publish(topic, numbers(1, 50));
+    await waitForAsync(async () => (await log(topic).count({})) === 20);
+    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(30);
+    await stuck.stop();
+
+    const resumed = await consume(b, topic, group);
+    await waitFor('the retained entries', () => resumed.received.length >= 20, 5_000);
+    expect(resumed.received.map((m) => m.value)).toEqual(numbers(31, 20).map((m) => m.value));
+  });
+
+  it('deletes entries older than the retention time even on a topic nobody consumes', async () => {
+    const topic = uniqueName('aged');
+    const b = bus({ trimIntervalMs: 50, retentionMs: 1_000, retentionEntries: 0 });
+    await b.publish(topic, numbers(1, 5));
+    expect(await log(topic).count({})).toBe(5);
+    await waitForAsync(async () => (await log(topic).count({})) === 0);
+    const { received } = await consume(b, topic, uniqueName('g'));
+    await b.publish(topic, numbers(6, 2));
+    await waitFor('the entries published after', () => received.length >= 2);
+    expect(received.map((m) => m.value)).toEqual([6, 7]);
+  });
+
   it('waits for a missing sequence, then skips it after the grace period', async () => {
     const topic = uniqueName('gap');
     const b = bus({ gapGraceMs: 400 });

@@ -7,7 +7,7 @@ import type { GroupDoc } from './docs';
 import { GroupLease } from './group-lease';
 import { assertTopicName, GROUPS_COLLECTION } from './names';
 import { TopicConsumer, type TopicConsumerTimings } from './topic-consumer';
-import { TopicLogs } from './topic-log';
+import { TopicLogs, type Retention } from './topic-log';
 import { topicEvents } from './wakeups';
 
 export interface EmbeddedBusOptions {
@@ -17,8 +17,12 @@ export interface EmbeddedBusOptions {
   leaseMs?: number;
   pollMs?: number;
   gapGraceMs?: number;
-  /** How often entries every group has committed are deleted; 0 disables trimming. */
+  /** How often entries every group has committed (or past the retention) are deleted; 0 disables trimming. */
   trimIntervalMs?: number;
+  /** Entries older than this are deleted even if a group has not committed them; default 7 days, 0 = no bound. */
+  retentionMs?: number;
+  /** At most this many entries are kept per topic, committed or not; default 1,000,000, 0 = no bound. */
+  retentionEntries?: number;
 }
 
 const DEFAULT_MAX_BATCH = 500;
@@ -39,6 +43,7 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
   let closed = false;
 
   const trimIntervalMs = opts.trimIntervalMs ?? 60_000;
+  const retention: Retention = { maxAgeMs: opts.retentionMs ?? 7 * 24 * 3_600_000, maxEntries: opts.retentionEntries ?? 1_000_000 };
   const trimTimer = trimIntervalMs > 0 ? setInterval(() => void trimAll(), trimIntervalMs) : undefined;
   trimTimer?.unref();
   let trimRun: Promise<void> | null = null;
@@ -49,7 +54,7 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
   async function trimTopics(): Promise<void> {
     for (const topic of touchedTopics) {
       try {
-        const deleted = await logs.trim(topic);
+        const deleted = await logs.trim(topic, retention);
         if (deleted > 0) logger.debug({ topic, deleted }, 'bus trimmed consumed entries');
       } catch (err) {
         logger.warn({ err, topic }, 'bus trim failed');

@@ -137,6 +137,9 @@ export class TopicConsumer<T> {
     const first = entries[0].seq;
     if (first !== this.offset + 1) {
       const trimmedThrough = (await this.logs.meta(this.topic))?.trimmedThrough ?? 0;
+      if (trimmedThrough > this.offset) {
+        this.logger.warn({ from: this.offset + 1, to: trimmedThrough }, 'bus retention deleted entries this group had not committed');
+      }
       if (first !== Math.max(this.offset, trimmedThrough) + 1) {
         const now = Date.now();
         this.gapSince ??= now;

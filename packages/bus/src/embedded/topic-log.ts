@@ -4,7 +4,13 @@ import { KeyedQueue } from '../internal/async';
 import { entryId, type GroupDoc, type LogEntryDoc, type TopicDoc } from './docs';
 import { GROUPS_COLLECTION, logCollectionName, TOPICS_COLLECTION } from './names';
 
-/** The durable, totally ordered log of each topic, kept in store collections. */
+/** How much of a topic is kept whatever its groups have committed; 0 turns a bound off. */
+export interface Retention {
+  maxAgeMs: number;
+  maxEntries: number;
+}
+
+/** The durable, totally ordered log of each topic, kept in store collections (one table per topic on the embedded store). */
 export class TopicLogs {
   private readonly topics: Collection<TopicDoc>;
   private readonly groups: Collection<GroupDoc>;
@@ -55,17 +61,24 @@ export class TopicLogs {
   }
 
   /**
-   * Deletes entries every group of the topic has committed. Topics nobody consumes yet are kept whole, for the
-   * first group to come. Returns how many entries were deleted.
+   * Deletes entries every group of the topic has committed, and beyond that whatever falls outside the
+   * retention, committed or not (as a Kafka topic does). Without retention, a topic nobody consumes yet is
+   * kept whole for the first group to come. Returns how many entries were deleted.
    */
-  async trim(topic: string): Promise<number> {
+  async trim(topic: string, retention: Retention): Promise<number> {
+    const meta = await this.meta(topic);
+    if (!meta) return 0;
     const groups = await this.groups.find({ topic });
-    if (groups.length === 0) return 0;
-    const floor = Math.min(...groups.map((g) => g.offset));
-    if (floor <= 0) return 0;
+    let floor = groups.length > 0 ? Math.min(...groups.map((g) => g.offset)) : 0;
+    if (retention.maxEntries > 0) floor = Math.max(floor, meta.seq - retention.maxEntries);
+    const log = await this.log(topic);
+    if (retention.maxAgeMs > 0) {
+      const newestExpired = await log.findOne({ publishedAt: { $lt: Date.now() - retention.maxAgeMs } }, { sort: { publishedAt: -1 } });
+      if (newestExpired) floor = Math.max(floor, newestExpired.seq);
+    }
+    if (floor <= meta.trimmedThrough) return 0;
     // Mark first: a consumer that then sees missing entries below the mark knows they were trimmed, not lost.
     await this.topics.updateOne({ _id: topic }, { $max: { trimmedThrough: floor } });
-    const log = await this.log(topic);
     return log.deleteMany({ seq: { $lte: floor } });
   }
 
@@ -73,7 +86,7 @@ export class TopicLogs {
     const log = this.store.collection<LogEntryDoc>(logCollectionName(topic));
     let ready = this.indexed.get(topic);
     if (!ready) {
-      ready = log.ensureIndex({ fields: { seq: 1 }, unique: true });
+      ready = Promise.all([log.ensureIndex({ fields: { seq: 1 }, unique: true }), log.ensureIndex({ fields: { publishedAt: 1 } })]).then(() => undefined);
       this.indexed.set(topic, ready);
       ready.catch(() => this.indexed.delete(topic));
     }

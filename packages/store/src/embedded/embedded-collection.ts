@@ -1,4 +1,3 @@
-import type Datastore from '@seald-io/nedb';
 import {
   DuplicateKeyError,
   type Collection,
@@ -12,18 +11,23 @@ import {
   type UpdateOptions,
   type UpdateResult,
 } from '../port';
+import { compileFilter } from '../semantics/filter';
 import { newId, requireStringId } from '../semantics/ids';
 import { sortDocuments } from '../semantics/sort';
 import { applyUpdate, idFirst, planUpdate, upsertBase } from '../semantics/update';
-import { cloneValue, toStoredValue, valuesEqual, type PlainObject } from '../semantics/values';
-import type { Datafile } from './datafile';
-import { nedbQuery, selectStored } from './nedb-query';
+import { cloneValue, isPlainObject, toStoredValue, valuesEqual, type PlainObject } from '../semantics/values';
+import { decodeDoc, encodeDoc } from './json-codec';
+import { fieldExpr, isPlainPath, jsonPath, translateFilter, type SqlParam } from './sql-filter';
+import { isUniqueViolation, type SqliteDatabase } from './sqlite-database';
 
-function isUniqueViolation(err: unknown): err is { key?: unknown } {
-  return (err as { errorType?: string } | null)?.errorType === 'uniqueViolated';
+/** Per collection and indexed path: whether any document ever reached an array on it (then SQL cannot match it). */
+export const INDEX_PATHS_TABLE = '_gw_index_paths';
+
+interface Row {
+  rowid: number;
+  doc: PlainObject;
 }
 
-/** The outcome of one single-document update, for updateOne and findOneAndUpdate alike. */
 interface SingleUpdate {
   before: PlainObject | null;
   after: PlainObject | null;
@@ -31,57 +35,79 @@ interface SingleUpdate {
   upsertedId: string | null;
 }
 
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** True when walking `segments` into `doc` meets an array (MongoDB would then match per element). */
+function meetsArray(doc: unknown, segments: string[]): boolean {
+  let v = doc;
+  for (const s of segments) {
+    if (!isPlainObject(v)) return false;
+    v = v[s];
+    if (Array.isArray(v)) return true;
+  }
+  return false;
+}
+
 /**
- * A collection on the embedded engine. Reads go straight to NeDB's in-memory data; mutations run one at a
- * time through the datafile's queue, and updates are computed here (MongoDB semantics) and stored as
- * replacements.
+ * A collection on the embedded engine: a table of (`id`, `doc` as JSON text) rows in insertion order, with
+ * SQLite expression indexes for `ensureIndex`. Filters run as SQL where they translate exactly (see
+ * sql-filter) and through the MongoDB-exact matcher otherwise; every mutation is one synchronous step inside
+ * the database's group commit, so a guarded update or a claim is atomic.
  */
 export class EmbeddedCollection<T extends Doc> implements Collection<T> {
+  private readonly table: string;
+  /** Indexed path → an array was seen on it; loaded with the table on first use. */
+  private paths: Map<string, boolean> | null = null;
+
   constructor(
     readonly name: string,
-    private readonly file: Datafile,
-  ) {}
+    private readonly db: SqliteDatabase,
+  ) {
+    this.table = quoteIdent(`doc:${name}`);
+  }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
     const fields = Object.keys(spec.fields);
     if (fields.length === 0) throw new Error('An index needs at least one field');
-    await this.mutate((ds) =>
-      ds.ensureIndexAsync({
-        fieldName: fields.length === 1 ? fields[0] : fields,
-        unique: spec.unique ?? false,
-        sparse: spec.sparse ?? false,
-      }),
-    );
+    const odd = fields.find((f) => !isPlainPath(f));
+    if (odd) throw new Error(`The embedded engine cannot index '${odd}' (letters, digits, _ and - per segment)`);
+    const unique = spec.unique ?? false;
+    const sparse = spec.sparse ?? false;
+    const indexName = quoteIdent(`ix:${this.name}:${fields.join(',')}${unique ? ':unique' : ''}${sparse ? ':sparse' : ''}`);
+    // A sparse index holds only documents that have one of its fields (JSON null counts as having it).
+    const where = sparse ? ` WHERE ${fields.map((f) => `json_type(doc, ${jsonPath(f)}) IS NOT NULL`).join(' OR ')}` : '';
+    await this.mutate(() => {
+      const paths = this.ready();
+      this.db.exec(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${fields.map(fieldExpr).join(', ')})${where}`);
+      for (const path of fields) {
+        if (path === '_id' || paths.has(path)) continue;
+        const prefixes = path.split('.').map((_, i, all) => all.slice(0, i + 1).join('.'));
+        const seen = this.db
+          .statement(`SELECT EXISTS (SELECT 1 FROM ${this.table} WHERE ${prefixes.map((p) => `json_type(doc, ${jsonPath(p)}) = 'array'`).join(' OR ')}) AS seen`)
+          .get() as { seen: number };
+        this.db.statement(`INSERT OR REPLACE INTO ${INDEX_PATHS_TABLE} (collection, path, array_seen) VALUES (?, ?, ?)`).run(this.name, path, seen.seen);
+        paths.set(path, seen.seen === 1);
+      }
+    });
   }
 
   async insertOne(doc: T): Promise<T> {
     const stored = this.toStoredDoc(doc);
-    await this.mutate((ds) => ds.insertAsync(stored));
-    return cloneValue(stored) as T;
+    await this.mutate(() => this.insert(stored));
+    return stored as T;
   }
 
   async insertMany(docs: T[], opts: { ignoreDuplicates?: boolean } = {}): Promise<InsertManyResult> {
     const stored = docs.map((d) => this.toStoredDoc(d));
     const result: InsertManyResult = { insertedIds: [], duplicateIds: [] };
     if (stored.length === 0) return result;
-    return this.mutate(async (ds) => {
-      try {
-        await ds.insertAsync(stored);
-        result.insertedIds = stored.map((d) => d._id as string);
-        return result;
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-      }
-      // NeDB rolled the whole batch back; insert one by one as MongoDB does (ordered: stop at the first
-      // duplicate; ignoreDuplicates: skip and report each).
+    return this.mutate(() => {
+      // Without ignoreDuplicates the first duplicate rolls the whole call back (the port allows either).
       for (const doc of stored) {
-        try {
-          await ds.insertAsync(doc);
-          result.insertedIds.push(doc._id as string);
-        } catch (err) {
-          if (!isUniqueViolation(err) || !opts.ignoreDuplicates) throw err;
-          result.duplicateIds.push(doc._id as string);
-        }
+        if (this.insert(doc, opts.ignoreDuplicates)) result.insertedIds.push(doc._id as string);
+        else result.duplicateIds.push(doc._id as string);
       }
       return result;
     });
@@ -93,25 +119,21 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, opts: FindOptions = {}): Promise<T[]> {
-    this.file.assertOpen();
     const skip = opts.skip ?? 0;
     if (!Number.isInteger(skip) || skip < 0) throw new Error('skip must be a non-negative integer');
     // As in MongoDB, limit 0 means no limit and a negative limit counts like a positive one.
     const limit = opts.limit ? Math.abs(opts.limit) : Infinity;
-    const ds = await this.file.datastore();
-    let docs: PlainObject[];
-    if (opts.sort && Object.keys(opts.sort).length > 0) {
-      docs = sortDocuments(await selectStored(ds, filter), opts.sort).slice(skip, skip + limit);
-    } else {
-      docs = (await selectStored(ds, filter, skip + limit)).slice(skip);
-    }
-    return docs.map((d) => cloneValue(d) as T);
+    return this.select(filter, opts.sort, skip, limit).map((r) => r.doc as T);
   }
 
   async count(filter: Filter): Promise<number> {
-    this.file.assertOpen();
-    const ds = await this.file.datastore();
-    return ds.countAsync(nedbQuery(ds, filter)) as unknown as Promise<number>;
+    this.ready();
+    const sql = translateFilter(filter, this.translatable);
+    if (sql.exact) {
+      compileFilter(filter); // refuses what MongoDB would refuse, as the matcher path does
+      return (this.db.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${sql.where}`).get(...sql.params) as { n: number }).n;
+    }
+    return this.select(filter, undefined, 0, Infinity).length;
   }
 
   async updateOne(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
@@ -121,52 +143,138 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const changes = planUpdate(update);
-    return this.mutate(async (ds) => {
-      const matched = await selectStored(ds, filter);
+    return this.mutate(() => {
+      const rows = this.select(filter, undefined, 0, Infinity);
       let modified = 0;
-      // One replacement at a time: like MongoDB, a failure (a duplicate key) leaves earlier documents updated.
-      for (const current of matched) {
-        const next = applyUpdate(cloneValue(current), changes, false);
-        if (valuesEqual(next, current)) continue;
-        await ds.updateAsync({ _id: current._id }, next, {});
+      for (const { rowid, doc } of rows) {
+        const next = applyUpdate(cloneValue(doc), changes, false);
+        if (valuesEqual(next, doc)) continue;
+        this.replace(rowid, next);
         modified++;
       }
-      return { matched: matched.length, modified, upsertedId: null };
+      return { matched: rows.length, modified, upsertedId: null };
     });
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, opts: FindOneAndUpdateOptions = {}): Promise<T | null> {
     const r = await this.updateSingle(filter, update, opts.upsert ?? false);
-    const doc = opts.returnDocument === 'before' ? r.before : r.after;
-    return doc ? (cloneValue(doc) as T) : null;
+    return ((opts.returnDocument === 'before' ? r.before : r.after) as T | null) ?? null;
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return this.mutate((ds) => ds.removeAsync(nedbQuery(ds, filter), { multi: false }));
+    return this.mutate(() => {
+      const [row] = this.select(filter, undefined, 0, 1);
+      if (!row) return 0;
+      return Number(this.db.statement(`DELETE FROM ${this.table} WHERE rowid = ?`).run(row.rowid).changes);
+    });
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return this.mutate((ds) => ds.removeAsync(nedbQuery(ds, filter), { multi: true }));
+    return this.mutate(() => {
+      this.ready();
+      const sql = translateFilter(filter, this.translatable);
+      if (sql.exact) {
+        compileFilter(filter);
+        return Number(this.db.statement(`DELETE FROM ${this.table} WHERE ${sql.where}`).run(...sql.params).changes);
+      }
+      const del = this.db.statement(`DELETE FROM ${this.table} WHERE rowid = ?`);
+      const rows = this.select(filter, undefined, 0, Infinity);
+      for (const row of rows) del.run(row.rowid);
+      return rows.length;
+    });
   }
 
-  /** Finds the first match and replaces it with the updated copy, or inserts on upsert; one queued step. */
+  /** The first match updated in place, or an upserted document; one atomic step. */
   private updateSingle(filter: Filter, update: Update, upsert: boolean): Promise<SingleUpdate> {
     const changes = planUpdate(update);
-    return this.mutate(async (ds) => {
-      const [current] = await selectStored(ds, filter, 1);
+    return this.mutate(() => {
+      const [current] = this.select(filter, undefined, 0, 1);
       if (current) {
-        const next = applyUpdate(cloneValue(current), changes, false);
-        const modified = !valuesEqual(next, current);
-        if (modified) await ds.updateAsync({ _id: current._id }, next, {});
-        return { before: current, after: next, modified, upsertedId: null };
+        const next = applyUpdate(cloneValue(current.doc), changes, false);
+        const modified = !valuesEqual(next, current.doc);
+        if (modified) this.replace(current.rowid, next);
+        return { before: current.doc, after: next, modified, upsertedId: null };
       }
       if (!upsert) return { before: null, after: null, modified: false, upsertedId: null };
       const created = applyUpdate(upsertBase(filter), changes, true);
       if (created._id === undefined || created._id === null) created._id = newId();
+      requireStringId(created, this.name);
       const stored = idFirst(created);
-      await ds.insertAsync(stored);
-      return { before: null, after: stored, modified: false, upsertedId: stored._id as string };
+      this.insert(stored);
+      return { before: null, after: cloneValue(stored), modified: false, upsertedId: stored._id as string };
     });
+  }
+
+  /** Matching rows in order: SQL narrows (and orders, where that is exact), the matcher decides. */
+  private select(filter: Filter, sort: Record<string, 1 | -1> | undefined, skip: number, limit: number): Row[] {
+    this.ready();
+    const sql = translateFilter(filter, this.translatable);
+    const matches = compileFilter(filter);
+    const sortKeys = Object.entries(sort ?? {});
+    let order = 'rowid';
+    const sqlSorted = sortKeys.length === 0 || (sortKeys.length === 1 && (sortKeys[0][0] === '_id' || sql.typed.has(sortKeys[0][0])));
+    if (sortKeys.length === 1 && sqlSorted) {
+      const [path, direction] = sortKeys[0];
+      if (direction !== 1 && direction !== -1) throw new Error(`Sort direction for '${path}' must be 1 or -1`);
+      order = `${fieldExpr(path)} ${direction === 1 ? 'ASC' : 'DESC'}, rowid`;
+    }
+    const params: SqlParam[] = [...sql.params];
+    let text = `SELECT rowid, doc FROM ${this.table} WHERE ${sql.where} ORDER BY ${order}`;
+    const pushDown = sql.exact && sqlSorted && Number.isFinite(limit);
+    if (pushDown) {
+      text += ' LIMIT ? OFFSET ?';
+      params.push(limit, skip);
+    }
+    const wanted = sqlSorted && !pushDown ? skip + limit : Infinity;
+    const rows: Row[] = [];
+    for (const raw of this.db.statement(text).iterate(...params) as Iterable<{ rowid: number; doc: string }>) {
+      const doc = decodeDoc(raw.doc, this.name);
+      if (!sql.exact && !matches(doc)) continue;
+      rows.push({ rowid: raw.rowid, doc });
+      if (rows.length >= wanted) break;
+    }
+    if (pushDown) return rows;
+    if (!sqlSorted) {
+      const byDoc = new Map(rows.map((r) => [r.doc, r]));
+      return sortDocuments(rows.map((r) => r.doc), sort!).slice(skip, skip + limit).map((d) => byDoc.get(d)!);
+    }
+    return rows.slice(skip, skip + limit);
+  }
+
+  private readonly translatable = (path: string): boolean => path === '_id' || (this.paths!.get(path) === false && isPlainPath(path));
+
+  /** Inserts a row; with `ignoreDuplicates` a unique violation answers false instead of throwing. */
+  private insert(doc: PlainObject, ignoreDuplicates = false): boolean {
+    this.ready();
+    const r = this.db.statement(`INSERT ${ignoreDuplicates ? 'OR IGNORE ' : ''}INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc._id as string, encodeDoc(doc));
+    if (r.changes === 0) return false;
+    this.noteArrays(doc);
+    return true;
+  }
+
+  private replace(rowid: number, doc: PlainObject): void {
+    this.db.statement(`UPDATE ${this.table} SET doc = ? WHERE rowid = ?`).run(encodeDoc(doc), rowid);
+    this.noteArrays(doc);
+  }
+
+  /** Marks indexed paths this document reaches an array on: queries on them go to the matcher from now on. */
+  private noteArrays(doc: PlainObject): void {
+    for (const [path, seen] of this.paths!) {
+      if (seen || !meetsArray(doc, path.split('.'))) continue;
+      this.db.statement(`UPDATE ${INDEX_PATHS_TABLE} SET array_seen = 1 WHERE collection = ? AND path = ?`).run(this.name, path);
+      this.paths!.set(path, true);
+    }
+  }
+
+  /** Creates the table on first use and loads what is known about its indexed paths. */
+  private ready(): Map<string, boolean> {
+    this.db.assertOpen();
+    if (!this.paths) {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
+      const rows = this.db.statement(`SELECT path, array_seen FROM ${INDEX_PATHS_TABLE} WHERE collection = ?`).all(this.name) as { path: string; array_seen: number }[];
+      this.paths = new Map(rows.map((r) => [r.path, r.array_seen === 1]));
+    }
+    return this.paths;
   }
 
   private toStoredDoc(doc: T): PlainObject {
@@ -174,16 +282,13 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return idFirst(toStoredValue(doc) as PlainObject);
   }
 
-  /** Runs a mutation in this collection's queue, with NeDB's unique violations as `DuplicateKeyError`. */
-  private mutate<R>(task: (ds: Datastore) => Promise<R>): Promise<R> {
-    this.file.assertOpen();
-    return this.file.queue.run(async () => {
-      try {
-        return await task(await this.file.datastore());
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new DuplicateKeyError(this.name, `key ${JSON.stringify(err.key)}`);
-        throw err;
-      }
-    });
+  /** Runs a write in the next group commit, with SQLite's unique violations as `DuplicateKeyError`. */
+  private async mutate<R>(task: () => R): Promise<R> {
+    try {
+      return await this.db.write(task);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new DuplicateKeyError(this.name, (err as Error).message);
+      throw err;
+    }
   }
 }

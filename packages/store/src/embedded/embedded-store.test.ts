@@ -1,11 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import Datastore from '@seald-io/nedb';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Doc } from '../port';
 import { createEmbeddedStore } from './embedded-store';
 
-/** What only the embedded engine has: datafiles on disk. The shared behaviour is in store.contract.test.ts. */
-describe('embedded store datafiles', () => {
+/** What only the embedded engine has: its database file, migration of old datafiles, SQL translation limits. */
+describe('embedded store on SQLite', () => {
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'gw-store-embedded-'));
@@ -14,28 +15,90 @@ describe('embedded store datafiles', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps one datafile per collection and compacts it on close', async () => {
+  it('keeps one database file per data dir, readable after a reopen', async () => {
     const store = createEmbeddedStore({ dataDir });
-    const counters = store.collection<Doc & { n: number }>('counters');
-    await counters.insertOne({ _id: 'c', n: 0 });
-    for (let i = 0; i < 20; i++) await counters.updateOne({ _id: 'c' }, { $inc: { n: 1 } });
-    const lines = async () => (await readFile(join(dataDir, 'counters.db'), 'utf8')).trim().split('\n');
-    expect((await lines()).length).toBe(21); // NeDB appends every change
+    await store.collection<Doc & { n: number }>('a').insertOne({ _id: 'x', n: 1 });
+    await store.collection<Doc & { n: number }>('b').insertOne({ _id: 'y', n: 2 });
     await store.close();
-    expect(await lines()).toEqual([JSON.stringify({ _id: 'c', n: 20 })]);
+    expect((await readdir(dataDir)).filter((f) => !f.endsWith('-wal') && !f.endsWith('-shm'))).toEqual(['store.sqlite']);
+    const reopened = createEmbeddedStore({ dataDir });
+    expect(await reopened.collection('b').findOne({ _id: 'y' })).toEqual({ _id: 'y', n: 2 });
+    await reopened.close();
   });
 
-  it('refuses a second open of the same datafile in one process', async () => {
-    const first = createEmbeddedStore({ dataDir });
-    const second = createEmbeddedStore({ dataDir });
-    await first.collection('jobs').count({});
-    await expect(second.collection('jobs').count({})).rejects.toThrow(/already open/);
-    await first.close();
-    expect(await second.collection('jobs').count({})).toBe(0);
-    await second.close();
+  it('migrates a data dir the previous engine wrote, once, and renames its datafiles', async () => {
+    // Written by the previous engine itself: appended inserts, updates, a delete, an index and dates.
+    const old = new Datastore({ filename: join(dataDir, 'ledger.db') });
+    await old.loadDatabaseAsync();
+    await old.ensureIndexAsync({ fieldName: 'account', unique: false });
+    await old.insertAsync([
+      { _id: 'e1', account: 'a', amount: 5, at: new Date(1_000) },
+      { _id: 'e2', account: 'a', amount: 7, at: new Date(2_000) },
+      { _id: 'e3', account: 'b', amount: 9, at: new Date(3_000) },
+    ]);
+    await old.updateAsync({ _id: 'e2' }, { $set: { amount: 8 } }, {});
+    await old.removeAsync({ _id: 'e3' }, {});
+    expect((await readFile(join(dataDir, 'ledger.db'), 'utf8')).trim().split('\n').length).toBeGreaterThan(3);
+
+    const store = createEmbeddedStore({ dataDir });
+    const ledger = store.collection<Doc & { account: string; amount: number; at: Date }>('ledger');
+    expect(await ledger.find({}, { sort: { _id: 1 } })).toEqual([
+      { _id: 'e1', account: 'a', amount: 5, at: new Date(1_000) },
+      { _id: 'e2', account: 'a', amount: 8, at: new Date(2_000) },
+    ]);
+    expect(await readdir(dataDir)).toEqual(expect.arrayContaining(['ledger.db.migrated', 'store.sqlite']));
+    expect(await readdir(dataDir)).not.toContain('ledger.db');
+    await ledger.deleteOne({ _id: 'e1' });
+    await store.close();
+
+    const reopened = createEmbeddedStore({ dataDir });
+    expect(await reopened.collection('ledger').count({})).toBe(1);
+    await reopened.close();
   });
 
-  it('refuses operations after close and collection names that are not file names', async () => {
+  it('refuses a data dir whose old datafile it cannot read, naming the dir and the file, and changes nothing', async () => {
+    const content = `${JSON.stringify({ _id: 'k1', v: 1 })}\nnot json\n${JSON.stringify({ _id: 'k2', v: 2 })}\n`;
+    await writeFile(join(dataDir, 'keys.db'), content);
+    expect(() => createEmbeddedStore({ dataDir })).toThrow(new RegExp(`${dataDir}.*keys\\.db: line 2 is not JSON`));
+    expect(await readFile(join(dataDir, 'keys.db'), 'utf8')).toBe(content);
+  });
+
+  it('keeps answering exactly on an indexed field once a document holds an array there', async () => {
+    const store = createEmbeddedStore({ dataDir });
+    const items = store.collection<Doc & { tag?: unknown; n?: unknown }>('items');
+    await items.ensureIndex({ fields: { tag: 1 } });
+    await items.ensureIndex({ fields: { n: 1 } });
+    await items.insertMany([
+      { _id: '1', tag: 'a', n: 1 },
+      { _id: '2', tag: 'b', n: true },
+      { _id: '3', tag: 'a', n: '1' },
+      { _id: '4', n: null },
+    ]);
+    // Types stay apart as in MongoDB: 1, true and '1' are three different values.
+    expect((await items.find({ n: 1 })).map((d) => d._id)).toEqual(['1']);
+    expect((await items.find({ n: true })).map((d) => d._id)).toEqual(['2']);
+    expect((await items.find({ n: { $gte: 0 } })).map((d) => d._id)).toEqual(['1']);
+    expect((await items.find({ tag: null })).map((d) => d._id)).toEqual(['4']);
+    expect((await items.find({ tag: { $gt: 'a' } }, { sort: { tag: -1 } })).map((d) => d._id)).toEqual(['2']);
+
+    await items.insertOne({ _id: '5', tag: ['x', 'a'] });
+    expect((await items.find({ tag: 'a' }, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(['1', '3', '5']);
+    expect(await items.count({ tag: 'a' })).toBe(3);
+    expect(await items.deleteMany({ tag: 'x' })).toBe(1);
+    await store.close();
+  });
+
+  it('commits many concurrent writes together and each one alone fails on its own', async () => {
+    const store = createEmbeddedStore({ dataDir });
+    const docs = store.collection<Doc & { n: number }>('docs');
+    const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => docs.insertOne({ _id: `d${i % 150}`, n: i })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(150);
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(50);
+    expect(await docs.count({})).toBe(150);
+    await store.close();
+  });
+
+  it('refuses operations after close and collection names that are not table names', async () => {
     const store = createEmbeddedStore({ dataDir });
     const jobs = store.collection('jobs');
     expect(() => store.collection('../escape')).toThrow(/Invalid collection name/);
@@ -44,7 +107,7 @@ describe('embedded store datafiles', () => {
     expect(await store.ping()).toBe(false);
   });
 
-  it('refuses values a JSON datafile cannot keep', async () => {
+  it('refuses values JSON cannot keep', async () => {
     const store = createEmbeddedStore({ dataDir });
     const things = store.collection<Doc & Record<string, unknown>>('things');
     await expect(things.insertOne({ _id: 'nan', v: Number.NaN })).rejects.toThrow(TypeError);

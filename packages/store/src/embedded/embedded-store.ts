@@ -1,57 +1,66 @@
-import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from '@gw/platform';
 import type { Collection, Doc, Store } from '../port';
-import { Datafile } from './datafile';
-import { EmbeddedCollection } from './embedded-collection';
+import { EmbeddedCollection, INDEX_PATHS_TABLE } from './embedded-collection';
+import { migrateNedbDatafiles } from './nedb-migration';
+import { SqliteDatabase, type Synchronous } from './sqlite-database';
 
 export interface EmbeddedStoreConfig {
-  /** Folder holding one datafile per collection (`<name>.db`); created when missing. */
+  /** Folder holding the store's database (`store.sqlite`, with its `-wal` and `-shm` files); created when missing. */
   dataDir: string;
-  /** How often each loaded datafile is compacted (NeDB appends every change); default 10 minutes. */
-  compactionIntervalMs?: number;
+  /** SQLite `synchronous` in WAL mode: `normal` (default; survives a process crash) or `full` (also a power loss). */
+  synchronous?: Synchronous;
   /** The owning service's logger; the store's lines add only `component`. */
   logger?: Logger;
 }
 
+export const DATABASE_FILE = 'store.sqlite';
+
 const COLLECTION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /**
- * The embedded engine: NeDB datafiles on local disk, for a single process. Each collection is loaded on
- * first use and kept in memory.
+ * The embedded engine: one SQLite database per data dir (Node's built-in `node:sqlite`, WAL mode), one table
+ * per collection. Documents stay on disk; memory holds SQLite's page cache and prepared statements only, and
+ * opening reads no history. Datafiles of the previous (NeDB) engine are migrated on open.
  */
 class EmbeddedStore implements Store {
   readonly engine = 'embedded';
-  private readonly dataDir: string;
-  private readonly compactionIntervalMs: number;
-  private readonly log: Logger;
-  private readonly collections = new Map<string, { file: Datafile; collection: EmbeddedCollection<Doc> }>();
+  private readonly db: SqliteDatabase;
+  private readonly collections = new Map<string, EmbeddedCollection<Doc>>();
   private closed = false;
 
   constructor(cfg: EmbeddedStoreConfig) {
-    this.dataDir = resolve(cfg.dataDir);
-    this.log = (cfg.logger ?? createLogger(null)).child({ component: 'store-embedded' });
-    this.compactionIntervalMs = Math.max(cfg.compactionIntervalMs ?? 10 * 60_000, 5_000);
+    const dataDir = resolve(cfg.dataDir);
+    const log = (cfg.logger ?? createLogger(null)).child({ component: 'store-embedded' });
+    mkdirSync(dataDir, { recursive: true });
+    this.db = new SqliteDatabase(join(dataDir, DATABASE_FILE), cfg.synchronous);
+    try {
+      this.db.exec(
+        `CREATE TABLE IF NOT EXISTS ${INDEX_PATHS_TABLE} (collection TEXT NOT NULL, path TEXT NOT NULL, array_seen INTEGER NOT NULL, PRIMARY KEY (collection, path))`,
+      );
+      migrateNedbDatafiles(this.db, dataDir, log);
+    } catch (err) {
+      void this.db.close();
+      throw err;
+    }
   }
 
   collection<T extends Doc>(name: string): Collection<T> {
     if (this.closed) throw new Error('Embedded store is closed');
     if (!COLLECTION_NAME.test(name)) throw new Error(`Invalid collection name '${name}'`);
-    let entry = this.collections.get(name);
-    if (!entry) {
-      const file = new Datafile(join(this.dataDir, `${name}.db`), this.compactionIntervalMs, this.log);
-      entry = { file, collection: new EmbeddedCollection<Doc>(name, file) };
-      this.collections.set(name, entry);
+    let collection = this.collections.get(name);
+    if (!collection) {
+      collection = new EmbeddedCollection<Doc>(name, this.db);
+      this.collections.set(name, collection);
     }
-    return entry.collection as unknown as Collection<T>;
+    return collection as unknown as Collection<T>;
   }
 
   async ping(): Promise<boolean> {
-    if (this.closed) return false;
+    if (this.closed || !this.db.isOpen) return false;
     try {
-      await mkdir(this.dataDir, { recursive: true });
-      await access(this.dataDir, constants.R_OK | constants.W_OK);
+      this.db.statement('SELECT 1').get();
       return true;
     } catch {
       return false;
@@ -60,7 +69,7 @@ class EmbeddedStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.collections.values()].map(({ file }) => file.close()));
+    await this.db.close();
   }
 }
 

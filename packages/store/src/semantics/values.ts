@@ -124,7 +124,7 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
 
 /**
  * A detached copy of a value as the Node driver would store it: `undefined` becomes null (the driver's
- * default, `ignoreUndefined: false`), functions are dropped, dates are copied. Types the embedded datafile
+ * default, `ignoreUndefined: false`), functions are dropped, dates are copied. Types the embedded engine's JSON
  * cannot hold faithfully are refused rather than silently changed.
  */
 export function toStoredValue(v: unknown, path = ''): unknown {
@@ -134,7 +134,7 @@ export function toStoredValue(v: unknown, path = ''): unknown {
     case 'boolean':
       return v;
     case 'number':
-      // The datafile is JSON lines: NaN and ±Infinity would come back as null after a restart.
+      // The embedded engine stores JSON: NaN and ±Infinity would come back as null.
       if (!Number.isFinite(v)) throw new TypeError(`Cannot store non-finite number at '${path}'`);
       return v;
     case 'object':
@@ -144,7 +144,7 @@ export function toStoredValue(v: unknown, path = ''): unknown {
   }
   if (v instanceof Date) return new Date(v.getTime());
   if (Array.isArray(v)) return v.map((el, i) => (typeof el === 'function' ? null : toStoredValue(el, `${path}.${i}`)));
-  // Types with a BSON meaning of their own (binary, regex, ObjectId, ...) would not survive a JSON datafile;
+  // Types with a BSON meaning of their own (binary, regex, ObjectId, ...) would not survive JSON;
   // any other object is stored as a sub-document of its own enumerable fields, as the driver does.
   if (v instanceof RegExp || v instanceof Map || v instanceof Set || v instanceof ArrayBuffer || ArrayBuffer.isView(v) || '_bsontype' in v) {
     throw new TypeError(`Cannot store a ${v.constructor?.name ?? 'special object'} at '${path}'`);

@@ -1,0 +1,277 @@
+/**
+ * Soak: N billed chat completions through the single-process gateway (`startLocalStack`, embedded engines)
+ * against the OpenAI-format simulator, printing the gateway's RSS and heap every 100,000 calls (every 10% of
+ * shorter runs) and the data size on disk; then waits until billing has charged every call, stops the
+ * gateway, starts a new one on the same data and reports how long that start took. Memory is sampled after
+ * a full garbage collection (the gateway runs with --expose-gc). Figures, machine, load
+ * average and commit go to bench/results/soak-<date>.json. Not part of CI.
+ *
+ *   node --import tsx bench/soak.ts                   # 1,000,000 calls (long)
+ *   node --import tsx bench/soak.ts --calls 100000    # shorter
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Pool, request } from 'undici';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
+
+const ROOT = path.resolve(__dirname, '..');
+const HOST = '127.0.0.1';
+const PRICE = { prompt_per_million: '2.00', completion_per_million: '4.00' };
+const SIMULATOR_KEY = `sim-soak-${randomBytes(8).toString('hex')}`;
+const BILLING_WAIT_MS = 10 * 60_000;
+
+const { values: args } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '1000000' },
+    connections: { type: 'string', default: '16' },
+    out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
+    'no-save': { type: 'boolean', default: false },
+  },
+});
+const CALLS = Number(args.calls);
+const CONNECTIONS = Number(args.connections);
+if (!Number.isInteger(CALLS) || CALLS < 10) throw new Error(`--calls must be an integer >= 10, got "${args.calls}"`);
+if (!Number.isInteger(CONNECTIONS) || CONNECTIONS < 1 || CONNECTIONS > 256) throw new Error(`--connections must be in [1, 256]`);
+const STEP = CALLS >= 1_000_000 ? 100_000 : Math.ceil(CALLS / 10);
+
+const children = new Set<ChildProcess>();
+const tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-soak-'));
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(tempDir, { recursive: true, force: true });
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function spawnNode(script: string, argv: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'), script, ...argv], {
+    cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function catalog(simPort: number): string {
+  const file = path.join(tempDir, 'catalog.json');
+  writeFileSync(file, JSON.stringify({
+    providers: { simulator: { kind: 'openai-compatible', base_url: `http://${HOST}:${simPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 } },
+    models: [{
+      id: 'soak/echo-chat', name: 'Soak echo chat (simulator)', owned_by: 'Gateway simulator', updated_at: '2026-11-01T00:00:00Z',
+      description: 'The OpenAI-format simulator, for the soak.',
+      architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+      context_length: 8192, per_request_limits: { prompt_tokens: 6000, completion_tokens: 2000 },
+      parameter_schema: { max_completion_tokens: { type: 'integer', options: null, default: null, min: 1, max: 2000 } },
+      deployments: [{ id: 'soak-simulator', provider: 'simulator', provider_model: 'echo-chat', price: PRICE }],
+    }],
+  }));
+  return file;
+}
+
+interface Gateway {
+  child: ChildProcess;
+  edgePort: number;
+  /** Inside the process: how long `startLocalStack` took on the data present. */
+  startupMs: number;
+  /** From spawn (node and tsx start-up included) until the stack answered. */
+  spawnToReadyMs: number;
+}
+
+async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
+  const ports = await Promise.all(Array.from({ length: 7 }, freePort));
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = ports;
+  const t0 = performance.now();
+  // --expose-gc: memory is sampled after a full collection, so it shows what is live, not garbage not yet collected.
+  const child = spawnNode(path.join(ROOT, 'bench/soak-gateway.ts'), [], {
+    ...env,
+    EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), KEYS_HTTP_PORT: String(keysHttp), KEYS_GRPC_PORT: String(keysGrpc),
+    BILLING_HTTP_PORT: String(billingHttp), BILLING_GRPC_PORT: String(billingGrpc), INFERENCE_HTTP_PORT: String(inferenceHttp),
+    KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`, BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
+    KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`, BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`, INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
+  }, ['--expose-gc']);
+  const ready = await new Promise<{ edgePort: number; startupMs: number }>((resolve, reject) => {
+    child.on('message', (m: { type?: string; edgePort: number; startupMs: number }) => m.type === 'ready' && resolve(m));
+    child.once('exit', (code) => reject(new Error(`gateway exited (code ${code}) before it was ready`)));
+  });
+  return { child, edgePort: ready.edgePort, startupMs: ready.startupMs, spawnToReadyMs: performance.now() - t0 };
+}
+
+function memoryOf(child: ChildProcess): Promise<NodeJS.MemoryUsage> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { type?: string; memory: NodeJS.MemoryUsage }) => {
+      if (m.type !== 'memory') return;
+      child.off('message', onMessage);
+      resolve(m.memory);
+    };
+    child.on('message', onMessage);
+    child.send({ type: 'memory' });
+  });
+}
+
+function diskBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => {
+    const p = path.join(dir, e.name);
+    return sum + (e.isDirectory() ? diskBytes(p) : statSync(p).size);
+  }, 0);
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function gitRevision(): string | null {
+  try {
+    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${rev}+dirty` : rev;
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const loadBefore = os.loadavg();
+  const startedAt = new Date();
+  const git = gitRevision();
+  const simPort = await freePort();
+  const dataDir = path.join(tempDir, 'data');
+  mkdirSync(dataDir);
+  const key = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', DATA_DIR: dataDir,
+    SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_soak', credit_usd: '1000000', management_key: key }]),
+    CATALOG_FILE: catalog(simPort), SIMULATOR_API_KEY: SIMULATOR_KEY,
+  };
+  const simulator = spawnNode(path.join(ROOT, 'packages/simulators/src/main.ts'), ['--port', String(simPort), '--host', HOST], env);
+  let gw = await startGateway(env);
+  const base = `http://${HOST}:${gw.edgePort}`;
+  const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const body = JSON.stringify({ model: 'soak/echo-chat', messages: [{ role: 'user', content: 'How does a soak test find a leak?' }], max_completion_tokens: 32 });
+  const balance = async (): Promise<number> => {
+    const res = await request(`${base}/v1/billing/balance`, { headers: auth });
+    const json = (await res.body.json()) as { data?: { spendable?: string } };
+    if (typeof json.data?.spendable !== 'string') throw new Error(`balance: HTTP ${res.statusCode}`);
+    return usdToMicros(json.data.spendable);
+  };
+
+  const balanceStart = await balance();
+  // The simulator may need a moment; the first answered call also gives the price of one call.
+  let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+  for (let i = 0; !usage; i++) {
+    const res = await request(`${base}/v1/chat/completions`, { method: 'POST', headers: auth, body }).catch(() => null);
+    const json = res ? ((await res.body.json()) as { usage?: typeof usage }) : null;
+    usage = res?.statusCode === 200 ? json?.usage : undefined;
+    if (!usage && i > 50) throw new Error('the gateway did not answer a chat call');
+    if (!usage) await sleep(200);
+  }
+  const perCall = listCostMicros(deploymentPrice(PRICE), tokenCounts(usage));
+
+  const checkpoints: Array<{ calls: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number; data_mb: number; calls_per_s: number }> = [];
+  const pool = new Pool(base, { connections: CONNECTIONS, pipelining: 1 });
+  let sent = 0;
+  let done = 0;
+  let failed = 0;
+  let segmentStart = performance.now();
+  let sampling = Promise.resolve();
+  const sample = (calls: number) => {
+    const elapsed = (performance.now() - segmentStart) / 1000;
+    segmentStart = performance.now();
+    sampling = sampling.then(async () => {
+      const m = await memoryOf(gw.child);
+      const row = { calls, rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), data_mb: mb(diskBytes(dataDir)), calls_per_s: Math.round(STEP / elapsed) };
+      checkpoints.push(row);
+      process.stdout.write(`${String(calls).padStart(9)} calls  rss ${row.rss_mb} MB  heap ${row.heap_used_mb}/${row.heap_total_mb} MB  external ${row.external_mb} MB  data ${row.data_mb} MB  ${row.calls_per_s} calls/s\n`);
+    });
+  };
+  const worker = async () => {
+    while (sent < CALLS) {
+      sent++;
+      const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: auth, body });
+      await res.body.dump();
+      if (res.statusCode !== 200) failed++;
+      done++;
+      if (done % STEP === 0 || done === CALLS) sample(done);
+    }
+  };
+  process.stdout.write(`soak: ${CALLS} calls, ${CONNECTIONS} connections, memory every ${STEP} calls (data in ${dataDir})\n`);
+  const loadStarted = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  await sampling;
+  await pool.close();
+
+  // Every answered call billed once: the balance falls by exactly the calls' price, then stays.
+  const expected = (CALLS + 1 - failed) * perCall;
+  const deadline = Date.now() + BILLING_WAIT_MS;
+  let billed = balanceStart - (await balance());
+  while (billed < expected && Date.now() < deadline) {
+    await sleep(1000);
+    billed = balanceStart - (await balance());
+  }
+  const billingCaughtUpS = (Date.now() - (deadline - BILLING_WAIT_MS)) / 1000;
+  const afterBilling = await memoryOf(gw.child);
+  process.stdout.write(`billing: ${billed / perCall} of ${CALLS + 1 - failed} answered calls charged (${billingCaughtUpS.toFixed(1)} s after the last call); rss ${mb(afterBilling.rss)} MB\n`);
+  await stop(gw.child);
+  const dataBytes = diskBytes(dataDir);
+
+  // A new stack on the data the soak left behind.
+  gw = await startGateway(env);
+  const restartMemory = await memoryOf(gw.child);
+  const res = await request(`http://${HOST}:${gw.edgePort}/v1/chat/completions`, { method: 'POST', headers: auth, body });
+  await res.body.dump();
+  process.stdout.write(`data on disk ${mb(dataBytes)} MB; a new stack on it started in ${Math.round(gw.startupMs)} ms (${Math.round(gw.spawnToReadyMs)} ms from spawn), rss ${mb(restartMemory.rss)} MB, first call HTTP ${res.statusCode}\n`);
+  await stop(gw.child);
+  await stop(simulator);
+
+  const result = {
+    benchmark: 'soak',
+    date: startedAt.toISOString(),
+    git,
+    command: `node --import tsx bench/soak.ts --calls ${CALLS} --connections ${CONNECTIONS}`,
+    machine: {
+      nproc: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, mem_total_gib: Math.round(os.totalmem() / 2 ** 30 * 10) / 10,
+      node: process.version, platform: `${os.platform()} ${os.release()}`, loadavg_before: loadBefore, loadavg_after: os.loadavg(),
+    },
+    calls: CALLS, connections: CONNECTIONS, failed_calls: failed, load_seconds: Math.round(loadSeconds), calls_per_s: Math.round(CALLS / loadSeconds),
+    checkpoints,
+    billing: { per_call_micros: perCall, expected_calls: CALLS + 1 - failed, billed_calls: billed / perCall, ok: billed === expected, caught_up_s: Math.round(billingCaughtUpS) },
+    after_billing: { rss_mb: mb(afterBilling.rss), heap_used_mb: mb(afterBilling.heapUsed) },
+    data_mb: mb(dataBytes),
+    restart: { startup_ms: Math.round(gw.startupMs), spawn_to_ready_ms: Math.round(gw.spawnToReadyMs), rss_mb: mb(restartMemory.rss), first_call_status: res.statusCode },
+  };
+  if (!args['no-save']) {
+    mkdirSync(args.out, { recursive: true });
+    const file = path.join(args.out, `soak-${startedAt.toISOString().slice(0, 10)}-${CALLS}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`wrote ${path.relative(ROOT, file)}\n`);
+  }
+  if (failed > 0 || !result.billing.ok) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`soak failed: ${(err as Error)?.stack ?? err}\n`);
+  process.exit(1);
+});

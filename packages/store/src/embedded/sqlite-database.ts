@@ -1,0 +1,148 @@
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+
+/** SQLite's extended result codes for a unique index or primary key violation. */
+const UNIQUE_VIOLATION = new Set([2067, 1555]);
+
+export function isUniqueViolation(err: unknown): boolean {
+  return UNIQUE_VIOLATION.has((err as { errcode?: unknown } | null)?.errcode as number);
+}
+
+/** How many queued writes one transaction takes at most, so one commit never blocks the event loop for long. */
+const MAX_BATCH = 500;
+const STATEMENT_CACHE = 200;
+
+interface QueuedWrite {
+  run(): unknown;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+export type Synchronous = 'normal' | 'full';
+
+/**
+ * One SQLite database file in WAL mode, through Node's built-in `node:sqlite`. Writes are group-committed:
+ * every write asked for in one turn of the event loop runs in one transaction, each inside its own savepoint
+ * (a failing write rolls back alone), and all of them resolve after the one commit. Each write is a synchronous
+ * function, so its reads and writes form one atomic step — a guarded update cannot interleave with another.
+ *
+ * `synchronous=NORMAL` (the default) makes a commit durable against a crash of this process; a power loss or
+ * OS crash may lose the last commits, never corrupt the file. `full` syncs the WAL on every group commit.
+ */
+export class SqliteDatabase {
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+  private queue: QueuedWrite[] = [];
+  private flushing: Promise<void> | null = null;
+  private open = true;
+
+  constructor(
+    readonly path: string,
+    synchronous: Synchronous = 'normal',
+  ) {
+    this.db = new DatabaseSync(path);
+    this.db.exec('PRAGMA busy_timeout = 10000');
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  assertOpen(): void {
+    if (!this.open) throw new Error(`Embedded store is closed (${this.path})`);
+  }
+
+  /** A prepared statement from a small least-recently-used cache (filters with `$in` lists make many shapes). */
+  statement(sql: string): StatementSync {
+    let stmt = this.statements.get(sql);
+    if (stmt) {
+      this.statements.delete(sql);
+    } else {
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.delete(this.statements.keys().next().value!);
+      stmt = this.db.prepare(sql);
+    }
+    this.statements.set(sql, stmt);
+    return stmt;
+  }
+
+  /** Runs schema statements at once, outside any queued transaction. */
+  exec(sql: string): void {
+    this.assertOpen();
+    this.db.exec(sql);
+  }
+
+  /** Runs `fn` in one transaction now, synchronously (schema set-up and migration). */
+  transaction<R>(fn: () => R): R {
+    this.assertOpen();
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  /** Queues a write for the next group commit; resolves with its result once that commit is on disk. */
+  write<R>(run: () => R): Promise<R> {
+    this.assertOpen();
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      this.flushing ??= new Promise<void>((done) =>
+        setImmediate(() => {
+          try {
+            while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
+          } finally {
+            this.flushing = null;
+            done();
+          }
+        }),
+      );
+    });
+  }
+
+  /** One transaction for a batch: each write in its own savepoint (unless it is alone); all settle after the commit. */
+  private commit(batch: QueuedWrite[]): void {
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    // Prepared once: these run a few times per write, and exec() would parse them every time.
+    const run = (sql: string) => void this.statement(sql).run();
+    const alone = batch.length === 1;
+    try {
+      run('BEGIN IMMEDIATE');
+      for (const w of batch) {
+        if (alone) {
+          outcomes.push({ ok: true, value: w.run() });
+          continue;
+        }
+        run('SAVEPOINT w');
+        try {
+          outcomes.push({ ok: true, value: w.run() });
+          run('RELEASE w');
+        } catch (err) {
+          run('ROLLBACK TO w');
+          run('RELEASE w');
+          outcomes.push({ ok: false, value: err });
+        }
+      }
+      run('COMMIT');
+    } catch (err) {
+      // A lone write failed, or the transaction itself did (busy past the timeout, disk full): nothing was written.
+      if (this.db.isTransaction) run('ROLLBACK');
+      batch.forEach((w) => w.reject(err));
+      return;
+    }
+    batch.forEach((w, i) => (outcomes[i].ok ? w.resolve(outcomes[i].value) : w.reject(outcomes[i].value)));
+  }
+
+  /** Lets queued writes commit, then closes the file. */
+  async close(): Promise<void> {
+    if (!this.open) return;
+    while (this.flushing) await this.flushing;
+    this.open = false;
+    this.statements.clear();
+    this.db.close();
+  }
+}
