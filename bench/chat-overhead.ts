@@ -11,9 +11,7 @@
  *
  * Only loopback addresses; everything started here is stopped on exit, errors, Ctrl-C and a time budget.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,12 +20,11 @@ import autocannon from 'autocannon';
 import { request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
+import { ROOT, alive, cleanup, forgetChild, installExitHandlers, logTails, onCleanup, setTempDir, startChild, type Child } from './lib/children';
+import { HOST, freePorts, getStatus, postJson, sleep, waitFor, withTimeout } from './lib/net';
+import { TICKS_PER_S, cpuTicks, percentile, round, settle } from './lib/stats';
+import { PRICE, PROVIDER_MODEL, PUBLIC_MODEL, chatBody, gitRevision, writeCatalog } from './lib/setup';
 
-const ROOT = path.resolve(__dirname, '..');
-const HOST = '127.0.0.1';
-const PUBLIC_MODEL = 'bench/echo-chat';
-const PROVIDER_MODEL = 'echo-chat';
-const PRICE = { prompt_per_million: '2.00', completion_per_million: '4.00' };
 const SIMULATOR_KEY = `sim-bench-${randomBytes(8).toString('hex')}`;
 const TARGET_P50_DELTA_MS_AT_8 = 1;
 const TARGET_RPS_AT_64 = 3000;
@@ -87,185 +84,6 @@ function parseOptions(): Options {
   };
 }
 
-// ---------------------------------------------------------------------------------------------- processes
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  tail: string[];
-  exited: Promise<void>;
-}
-
-const children: Child[] = [];
-let tempDir: string | null = null;
-let currentRun: autocannon.Instance | null = null;
-let cleaning: Promise<void> | null = null;
-
-function startChild(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv, ipc = false): Child {
-  const proc = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc' as const] : [])] });
-  const tail: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
-    if (tail.length > 60) tail.splice(0, tail.length - 60);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const child = { name, proc, tail, exited };
-  children.push(child);
-  return child;
-}
-
-const alive = (c: Child) => c.proc.exitCode === null && c.proc.signalCode === null;
-
-async function stopChild(c: Child, graceMs: number): Promise<void> {
-  if (!alive(c)) return;
-  c.proc.kill('SIGTERM');
-  const timer = setTimeout(() => { if (alive(c)) c.proc.kill('SIGKILL'); }, graceMs);
-  await c.exited;
-  clearTimeout(timer);
-}
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    currentRun?.stop();
-    // The gateway first (it may be writing a CPU profile), then the simulator.
-    for (const c of [...children].reverse()) await stopChild(c, 15_000);
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-    tempDir = null;
-  })();
-  return cleaning;
-}
-
-process.on('exit', () => {
-  for (const c of children) if (alive(c)) c.proc.kill('SIGKILL');
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-});
-for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.on(sig, () => {
-    process.stderr.write(`\n${sig}: stopping the simulator and the gateway...\n`);
-    cleanup().finally(() => process.exit(code));
-  });
-}
-
-function logTails(): string {
-  return children.map((c) => `--- ${c.name} (last lines) ---\n${c.tail.slice(-25).join('\n') || '(no output)'}`).join('\n');
-}
-
-// ---------------------------------------------------------------------------------------------- helpers
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
-  });
-}
-
-/**
- * `n` distinct ports free on loopback right now, chosen below the kernel's ephemeral range: a port from
- * that range can be taken by one of the gateway's own outgoing connections (keys, billing, bus, upstream)
- * between this check and its listen, which fails the start with EADDRINUSE.
- */
-async function freePorts(n: number): Promise<number[]> {
-  let ephemeralLow = 32768;
-  try {
-    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
-  } catch { /* not Linux */ }
-  const low = 10_000;
-  const high = Math.min(ephemeralLow, 65_536) - 1;
-  const ports = new Set<number>();
-  for (let tries = 0; ports.size < n && tries < 2000; tries++) {
-    const port = high > low + 1000 ? low + Math.floor(Math.random() * (high - low)) : 0;
-    if (port === 0) break;
-    if (!ports.has(port) && (await canListen(port))) ports.add(port);
-  }
-  while (ports.size < n) {
-    // No room below the ephemeral range: let the OS choose.
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, HOST, () => {
-        const { port: p } = srv.address() as { port: number };
-        srv.close(() => resolve(p));
-      });
-    });
-    ports.add(port);
-  }
-  return [...ports];
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, watch: Child[]): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const dead = watch.find((c) => !alive(c));
-    if (dead) throw new Error(`${dead.name} exited (code ${dead.proc.exitCode}, signal ${dead.proc.signalCode}) while waiting for ${what}`);
-    try {
-      if (await check()) return;
-    } catch { /* not yet */ }
-    await sleep(200);
-  }
-  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-}
-
-async function getStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
-  const res = await request(url, { headers, headersTimeout: 2000, bodyTimeout: 2000 });
-  await res.body.dump();
-  return res.statusCode;
-}
-
-async function postJson(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; json: any }> {
-  const res = await request(url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
-  const text = await res.body.text();
-  let json: unknown = null;
-  try { json = JSON.parse(text); } catch { json = text; }
-  return { status: res.statusCode, json };
-}
-
-/** utime + stime of a process in clock ticks (Linux; USER_HZ is 100 on every mainstream kernel). */
-const TICKS_PER_S = 100;
-function cpuTicks(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null;
-  }
-}
-
-/** Waits until the gateway's background work (usage events, billing) has drained, so it does not bleed into the next run. */
-async function settle(pid: number | undefined, maxMs = 15_000): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  let last = cpuTicks(pid);
-  if (last === null) return void (await sleep(1000));
-  while (Date.now() < deadline) {
-    await sleep(250);
-    const now = cpuTicks(pid);
-    if (now === null) return;
-    if (now - last <= 2) return; // under ~8% of a core over the last 250 ms
-    last = now;
-  }
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank];
-}
-
-const round = (n: number, digits: number) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : null);
-
-function withTimeout<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
-    p.then((v) => { clearTimeout(t); resolve(v); }, (e) => { clearTimeout(t); reject(e); });
-  });
-}
-
 // ---------------------------------------------------------------------------------------------- load runs
 
 type PathName = 'direct' | 'gateway';
@@ -304,13 +122,13 @@ async function load(target: Target, connections: number, durationS: number, pids
     pipelining: 1,
     timeout: 10,
   });
-  currentRun = inst;
+  const forget = onCleanup(() => inst.stop());
   // autocannon's own histogram has 1 ms resolution; keep every 2xx response time (hrtime, ms) instead.
   inst.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) latencies.push(ms);
   });
   const r = await withTimeout(inst, (durationS + 30) * 1000, `autocannon ${target.path} x${connections}`);
-  currentRun = null;
+  forget();
   const bench = process.cpuUsage(bench0);
   const gw1 = cpuTicks(pids.gateway);
   const sim1 = cpuTicks(pids.simulator);
@@ -381,59 +199,10 @@ function summarize(connections: number, pathName: PathName, segs: Segment[]): Ro
   };
 }
 
-// ---------------------------------------------------------------------------------------------- setup
-
-function writeCatalog(dir: string, simulatorPort: number): string {
-  const file = path.join(dir, 'catalog.json');
-  writeFileSync(file, JSON.stringify({
-    providers: {
-      simulator: { kind: 'openai-compatible', base_url: `http://${HOST}:${simulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 },
-    },
-    models: [{
-      id: PUBLIC_MODEL,
-      name: 'Benchmark echo chat (simulator)',
-      owned_by: 'Gateway simulator',
-      updated_at: '2026-11-01T00:00:00Z',
-      description: 'The OpenAI-format simulator, for the overhead benchmark.',
-      architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
-      context_length: 8192,
-      per_request_limits: { prompt_tokens: 6000, completion_tokens: 2000 },
-      parameter_schema: {
-        temperature: { type: 'number', options: null, default: 1, min: 0, max: 2 },
-        max_completion_tokens: { type: 'integer', options: null, default: null, min: 1, max: 2000 },
-        stop: { type: 'array', options: null, default: null, min: null, max: null, max_items: 4 },
-      },
-      deployments: [{ id: 'bench-simulator', provider: 'simulator', provider_model: PROVIDER_MODEL, price: PRICE }],
-    }],
-  }, null, 2));
-  return file;
-}
-
-function chatBody(model: string): string {
-  return JSON.stringify({
-    model,
-    messages: [
-      { role: 'system', content: 'You are a concise assistant for a platform team.' },
-      { role: 'user', content: 'In two sentences, what does an inference gateway do for the teams that call models through it?' },
-    ],
-    max_completion_tokens: 64,
-    temperature: 0.2,
-  });
-}
-
-function gitRevision(): string | null {
-  try {
-    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
-    return dirty ? `${rev}+dirty` : rev;
-  } catch {
-    return null;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------- main
 
 async function main(): Promise<number> {
+  installExitHandlers();
   const opts = parseOptions();
   const maxConn = Math.max(...opts.connections);
   const budgetS = 180 + 2 * (opts.warmupS + 20) + opts.rounds * opts.connections.length * 2 * (opts.durationS + 25) + 60;
@@ -444,7 +213,8 @@ async function main(): Promise<number> {
 
   const startedAt = new Date();
   const loadBefore = os.loadavg();
-  tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  const tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  setTempDir(tempDir);
   const [simPort] = await freePorts(1);
   const benchKey = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
   const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
@@ -496,7 +266,7 @@ async function main(): Promise<number> {
       // A port taken between the check and the listen: once more on other ports.
       if (attempt >= 3 || alive(candidate) || !candidate.tail.some((l) => l.includes('EADDRINUSE'))) throw err;
       process.stdout.write(`gateway start hit a port in use; retrying on other ports\n`);
-      children.splice(children.indexOf(candidate), 1);
+      forgetChild(candidate);
     }
   }
   const pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid };
