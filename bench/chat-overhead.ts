@@ -23,11 +23,17 @@ import { usdToMicros } from '@gw/platform';
 import { ROOT, alive, cleanup, forgetChild, installExitHandlers, logTails, onCleanup, setTempDir, startChild, type Child } from './lib/children';
 import { HOST, freePorts, getStatus, postJson, sleep, waitFor, withTimeout } from './lib/net';
 import { TICKS_PER_S, cpuTicks, percentile, round, settle } from './lib/stats';
+import { checkBilling, settledBalance } from './lib/billing';
+import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
+import { fmt, formatTable, signed } from './lib/report';
+import { runStreamPhase } from './lib/stream-phase';
 import { PRICE, PROVIDER_MODEL, PUBLIC_MODEL, chatBody, gitRevision, writeCatalog } from './lib/setup';
 
 const SIMULATOR_KEY = `sim-bench-${randomBytes(8).toString('hex')}`;
 const TARGET_P50_DELTA_MS_AT_8 = 1;
 const TARGET_RPS_AT_64 = 3000;
+const TARGET_TTFT_DELTA_MS_AT_8 = 1;
+const TARGET_PORTKEY_RATIO_AT_64 = 3;
 const HELP = `Usage: node --import tsx bench/chat-overhead.ts [options]
   --connections 8,64     connection counts to measure (comma-separated)
   --duration 10          seconds per measured run (each path, each connection count, each round)
@@ -35,6 +41,8 @@ const HELP = `Usage: node --import tsx bench/chat-overhead.ts [options]
   --rounds 1             repeat the whole sweep; rounds alternate the path order (ABBA)
   --out bench/results    directory for <date>.json
   --no-save              print only, write no JSON
+  --no-stream            skip the streaming half (stream: true, time to first token)
+  --no-portkey           skip the Portkey gateway (the peer measured beside direct and gateway)
   --profile-gateway DIR  run the gateway process under node --cpu-prof, profile written to DIR on exit
   --help`;
 
@@ -48,6 +56,8 @@ interface Options {
   outDir: string;
   save: boolean;
   profileDir: string | null;
+  stream: boolean;
+  portkey: boolean;
 }
 
 function parseOptions(): Options {
@@ -60,6 +70,8 @@ function parseOptions(): Options {
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       'no-save': { type: 'boolean', default: false },
       'profile-gateway': { type: 'string' },
+      'no-stream': { type: 'boolean', default: false },
+      'no-portkey': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -81,12 +93,16 @@ function parseOptions(): Options {
     outDir: path.resolve(values.out),
     save: !values['no-save'],
     profileDir: values['profile-gateway'] ? path.resolve(values['profile-gateway']) : null,
+    stream: !values['no-stream'],
+    portkey: !values['no-portkey'],
   };
 }
 
 // ---------------------------------------------------------------------------------------------- load runs
 
-type PathName = 'direct' | 'gateway';
+type PathName = 'direct' | 'gateway' | 'portkey';
+/** The processes whose CPU time each run records. */
+type Pids = Record<string, number | undefined>;
 
 interface Target {
   path: PathName;
@@ -103,14 +119,13 @@ interface Segment {
   timeouts: number;
   statusCodes: Record<string, number>;
   latencies: number[];
-  cpuTicks: { gateway: number | null; simulator: number | null };
+  cpuTicks: Record<string, number | null>;
   benchCpuUs: number;
 }
 
-async function load(target: Target, connections: number, durationS: number, pids: { gateway?: number; simulator?: number }): Promise<Segment> {
+async function load(target: Target, connections: number, durationS: number, pids: Pids): Promise<Segment> {
   const latencies: number[] = [];
-  const gw0 = cpuTicks(pids.gateway);
-  const sim0 = cpuTicks(pids.simulator);
+  const ticks0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuTicks(pid)]));
   const bench0 = process.cpuUsage();
   const inst = autocannon({
     url: target.url,
@@ -130,8 +145,11 @@ async function load(target: Target, connections: number, durationS: number, pids
   const r = await withTimeout(inst, (durationS + 30) * 1000, `autocannon ${target.path} x${connections}`);
   forget();
   const bench = process.cpuUsage(bench0);
-  const gw1 = cpuTicks(pids.gateway);
-  const sim1 = cpuTicks(pids.simulator);
+  const ticks: Record<string, number | null> = {};
+  for (const [k, pid] of Object.entries(pids)) {
+    const [a, b] = [ticks0[k], cpuTicks(pid)];
+    ticks[k] = a !== null && b !== null ? b - a : null;
+  }
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
   return {
@@ -142,7 +160,7 @@ async function load(target: Target, connections: number, durationS: number, pids
     timeouts: r.timeouts,
     statusCodes,
     latencies,
-    cpuTicks: { gateway: gw0 !== null && gw1 !== null ? gw1 - gw0 : null, simulator: sim0 !== null && sim1 !== null ? sim1 - sim0 : null },
+    cpuTicks: ticks,
     benchCpuUs: bench.user + bench.system,
   };
 }
@@ -160,7 +178,7 @@ interface Row {
   timeouts: number;
   status_codes: Record<string, number>;
   seconds: number;
-  cpu_percent: { gateway: number | null; simulator: number | null; bench: number | null };
+  cpu_percent: Record<string, number | null>;
 }
 
 function summarize(connections: number, pathName: PathName, segs: Segment[]): Row {
@@ -173,8 +191,8 @@ function summarize(connections: number, pathName: PathName, segs: Segment[]): Ro
   const ok = segs.reduce((n, s) => n + s.completed2xx, 0);
   const statusCodes: Record<string, number> = {};
   for (const s of segs) for (const [k, v] of Object.entries(s.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
-  const pct = (ticks: Array<number | null>) => {
-    if (ticks.some((t) => t === null)) return null;
+  const pct = (ticks: Array<number | null | undefined>) => {
+    if (ticks.some((t) => t === null || t === undefined)) return null;
     const sumTicks = ticks.reduce<number>((a, b) => a + (b ?? 0), 0);
     return round((sumTicks / TICKS_PER_S / seconds) * 100, 0);
   };
@@ -192,8 +210,7 @@ function summarize(connections: number, pathName: PathName, segs: Segment[]): Ro
     status_codes: statusCodes,
     seconds: round(seconds, 2)!,
     cpu_percent: {
-      gateway: pct(segs.map((s) => s.cpuTicks.gateway)),
-      simulator: pct(segs.map((s) => s.cpuTicks.simulator)),
+      ...Object.fromEntries(Object.keys(segs[0]?.cpuTicks ?? {}).map((k) => [k, pct(segs.map((s) => s.cpuTicks[k]))])),
       bench: round((segs.reduce((n, s) => n + s.benchCpuUs, 0) / 1e6 / seconds) * 100, 0),
     },
   };
@@ -205,7 +222,8 @@ async function main(): Promise<number> {
   installExitHandlers();
   const opts = parseOptions();
   const maxConn = Math.max(...opts.connections);
-  const budgetS = 180 + 2 * (opts.warmupS + 20) + opts.rounds * opts.connections.length * 2 * (opts.durationS + 25) + 60;
+  const runs = (opts.portkey ? 3 : 2) + (opts.stream ? 2 : 0);
+  const budgetS = 180 + runs * (opts.warmupS + 20) + opts.rounds * opts.connections.length * runs * (opts.durationS + 25) + (opts.stream ? 120 : 0) + 60;
   const budget = setTimeout(() => {
     process.stderr.write(`\nbenchmark exceeded its time budget of ${budgetS} s; stopping everything\n${logTails()}\n`);
     cleanup().finally(() => process.exit(1));
@@ -269,15 +287,24 @@ async function main(): Promise<number> {
       forgetChild(candidate);
     }
   }
-  const pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid };
   await waitFor('the simulator', async () => (await getStatus(`http://${HOST}:${simPort}/v1/models`, simAuth)) === 200, 120_000, [simulator]);
-  process.stdout.write(`both ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-
   const json = { 'content-type': 'application/json' };
-  const targets: Record<PathName, Target> = {
-    direct: { path: 'direct', url: `http://${HOST}:${simPort}/v1/chat/completions`, headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL) },
+  const simChatUrl = `http://${HOST}:${simPort}/v1/chat/completions`;
+  let portkey: Portkey | null = null;
+  if (opts.portkey) {
+    portkey = await startPortkey(`http://${HOST}:${simPort}/v1`, SIMULATOR_KEY, baseEnv);
+    const pk = portkey;
+    await waitFor('the Portkey gateway', async () => (await postJson(pk.chatUrl, { ...pk.headers, ...json }, chatBody(PROVIDER_MODEL))).status === 200, 60_000, [pk.child, simulator]);
+  }
+  const pids: Pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid, ...(portkey ? { portkey: portkey.child.proc.pid } : {}) };
+  process.stdout.write(`all ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+
+  const targets: Partial<Record<PathName, Target>> = {
+    direct: { path: 'direct', url: simChatUrl, headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL) },
     gateway: { path: 'gateway', url: `http://${HOST}:${edgePort}/v1/chat/completions`, headers: { ...gwAuth, ...json }, body: chatBody(PUBLIC_MODEL) },
+    ...(portkey ? { portkey: { path: 'portkey' as const, url: portkey.chatUrl, headers: { ...portkey.headers, ...json }, body: chatBody(PROVIDER_MODEL) } } : {}),
   };
+  const paths = (['direct', 'gateway', 'portkey'] as const).filter((p) => targets[p]);
 
   // Correctness of a single call on each path, and what one gateway call should cost.
   const balanceUrl = `http://${HOST}:${edgePort}/v1/billing/balance`;
@@ -299,25 +326,25 @@ async function main(): Promise<number> {
     }
     return r.json.usage as { prompt_tokens: number; completion_tokens: number };
   };
-  await probe(targets.direct);
-  const usage = await probe(targets.gateway);
+  for (const p of paths) if (p !== 'gateway') await probe(targets[p]!);
+  const usage = await probe(targets.gateway!);
   gatewayCalls++;
   const perCallMicros = listCostMicros(deploymentPrice(PRICE), tokenCounts(usage));
 
   const warnings: string[] = [];
+  const warn = (w: string) => {
+    warnings.push(w);
+    process.stdout.write(w + '\n');
+  };
   const checkSegment = (label: string, s: Segment) => {
-    if (s.non2xx > 0 || s.errors > 0) {
-      const w = `WARNING: ${label}: ${s.non2xx} non-2xx (${JSON.stringify(s.statusCodes)}), ${s.errors} errors (${s.timeouts} timeouts)`;
-      warnings.push(w);
-      process.stdout.write(w + '\n');
-    }
+    if (s.non2xx > 0 || s.errors > 0) warn(`WARNING: ${label}: ${s.non2xx} non-2xx (${JSON.stringify(s.statusCodes)}), ${s.errors} errors (${s.timeouts} timeouts)`);
   };
 
   if (opts.warmupS > 0) {
-    for (const p of ['direct', 'gateway'] as const) {
+    for (const p of paths) {
       process.stdout.write(`warm-up: ${p}, ${maxConn} connections, ${opts.warmupS} s\n`);
       await settle(pids.gateway);
-      const s = await load(targets[p], maxConn, opts.warmupS, pids);
+      const s = await load(targets[p]!, maxConn, opts.warmupS, pids);
       if (p === 'gateway') { gatewayCalls += s.completed2xx; inFlightAllowance += maxConn; }
       checkSegment(`warm-up ${p}`, s);
     }
@@ -326,11 +353,10 @@ async function main(): Promise<number> {
   const segments = new Map<string, Segment[]>();
   for (let r = 0; r < opts.rounds; r++) {
     for (const c of opts.connections) {
-      const order: PathName[] = r % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct'];
-      for (const p of order) {
+      for (const p of r % 2 === 0 ? paths : [...paths].reverse()) {
         await settle(pids.gateway);
         process.stdout.write(`round ${r + 1}/${opts.rounds}: ${p}, ${c} connections, ${opts.durationS} s ... `);
-        const s = await load(targets[p], c, opts.durationS, pids);
+        const s = await load(targets[p]!, c, opts.durationS, pids);
         process.stdout.write(`${Math.round(s.completed2xx / s.durationS)} req/s\n`);
         if (p === 'gateway') { gatewayCalls += s.completed2xx; inFlightAllowance += c; }
         checkSegment(`${p} x${c} round ${r + 1}`, s);
@@ -339,77 +365,82 @@ async function main(): Promise<number> {
       }
     }
   }
-  const loadAfter = os.loadavg();
 
-  // Billing: every successful gateway call must have been charged exactly once (usage events are async, so
-  // wait for the charges to arrive and then for the balance to stay put). The calls autocannon abandoned in
-  // flight at the end of each run (at most its connection count) may be billed too: the upstream answered.
-  const minMicros = gatewayCalls * perCallMicros;
-  const maxMicros = (gatewayCalls + inFlightAllowance) * perCallMicros;
-  let balanceEnd = await readBalance();
-  const billDeadline = Date.now() + 60_000;
-  while (balanceStart - balanceEnd < minMicros && Date.now() < billDeadline) {
-    await sleep(500);
-    balanceEnd = await readBalance();
-  }
-  for (let stable = 0; stable < 2 && Date.now() < billDeadline;) {
-    await sleep(1000); // a late or duplicate charge would show up here
-    const next = await readBalance();
-    stable = next === balanceEnd ? stable + 1 : 0;
-    balanceEnd = next;
-  }
-  const billedMicros = balanceStart - balanceEnd;
-  const callsBilled = perCallMicros > 0 ? billedMicros / perCallMicros : null;
-  const billing = {
-    balance_start_usd: (balanceStart / 1e6).toFixed(6),
-    balance_end_usd: (balanceEnd / 1e6).toFixed(6),
-    billed_usd: (billedMicros / 1e6).toFixed(6),
-    per_call_usd: (perCallMicros / 1e6).toFixed(6),
-    gateway_calls_2xx: gatewayCalls,
-    calls_billed: callsBilled,
-    abandoned_in_flight_max: inFlightAllowance,
-    ok: billedMicros > 0 && billedMicros >= minMicros && billedMicros <= maxMicros && Number.isInteger(callsBilled),
-  };
-  if (billedMicros <= 0) warnings.push(`WARNING: the balance did not fall (start ${billing.balance_start_usd}, end ${billing.balance_end_usd}): the calls were not billed`);
-  else if (!billing.ok) {
-    warnings.push(`WARNING: billed ${billing.billed_usd} USD = ${callsBilled} calls, expected ${gatewayCalls} to ${gatewayCalls + inFlightAllowance} calls (${gatewayCalls} answered + at most ${inFlightAllowance} abandoned in flight) at ${perCallMicros} micro-USD each`);
-  }
+  // Billing: every successful gateway call charged exactly once, once the usage events have landed. The
+  // calls autocannon abandoned in flight at the end of each run (at most its connection count) may be
+  // billed too: the upstream answered them.
+  const balanceEnd = await settledBalance(readBalance, balanceStart, gatewayCalls * perCallMicros);
+  const billing = checkBilling(balanceStart, balanceEnd, perCallMicros, gatewayCalls, inFlightAllowance);
+  if (!billing.ok) warn(`WARNING: billed ${billing.billed_usd} USD = ${billing.calls_billed} calls, expected ${gatewayCalls} to ${gatewayCalls + inFlightAllowance} (${gatewayCalls} answered + at most ${inFlightAllowance} abandoned in flight) at ${perCallMicros} micro-USD each`);
+
+  const streaming = opts.stream
+    ? await runStreamPhase({
+      targets: {
+        direct: { path: 'direct', origin: `http://${HOST}:${simPort}`, pathname: '/v1/chat/completions', headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL, true) },
+        gateway: { path: 'gateway', origin: `http://${HOST}:${edgePort}`, pathname: '/v1/chat/completions', headers: { ...gwAuth, ...json }, body: chatBody(PUBLIC_MODEL, true) },
+      },
+      connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, rounds: opts.rounds,
+      pids: { gateway: pids.gateway, simulator: pids.simulator }, readBalance, warn,
+    })
+    : null;
+  const loadAfter = os.loadavg();
 
   // Report.
   const rows: Row[] = [];
-  const ratios: Array<{ connections: number; rps_ratio: number | null; p50_delta_ms: number | null; p99_delta_ms: number | null }> = [];
+  const ratios: Array<{ connections: number; rps_ratio: number | null; p50_delta_ms: number | null; p99_delta_ms: number | null; gateway_vs_portkey_rps: number | null }> = [];
   for (const c of opts.connections) {
-    const d = summarize(c, 'direct', segments.get(`${c}:direct`) ?? []);
-    const g = summarize(c, 'gateway', segments.get(`${c}:gateway`) ?? []);
-    rows.push(d, g);
+    const byPath = Object.fromEntries(paths.map((p) => [p, summarize(c, p, segments.get(`${c}:${p}`) ?? [])])) as Partial<Record<PathName, Row>>;
+    const d = byPath.direct!;
+    const g = byPath.gateway!;
+    const pk = byPath.portkey;
+    rows.push(...paths.map((p) => byPath[p]!));
     ratios.push({
       connections: c,
       rps_ratio: d.rps && g.rps !== null ? round(g.rps / d.rps, 3) : null,
       p50_delta_ms: d.p50_ms !== null && g.p50_ms !== null ? round(g.p50_ms - d.p50_ms, 3) : null,
       p99_delta_ms: d.p99_ms !== null && g.p99_ms !== null ? round(g.p99_ms - d.p99_ms, 3) : null,
+      gateway_vs_portkey_rps: pk?.rps && g.rps !== null ? round(g.rps / pk.rps, 3) : null,
     });
   }
   const at8 = ratios.find((r) => r.connections === 8);
+  const at64 = ratios.find((r) => r.connections === 64);
   const gw64 = rows.find((r) => r.connections === 64 && r.path === 'gateway');
+  const streamAt8 = streaming?.ratios.find((r) => r.connections === 8);
   const targetsOut = {
     p50_overhead_at_8: at8 ? { limit_ms: TARGET_P50_DELTA_MS_AT_8, value_ms: at8.p50_delta_ms, met: at8.p50_delta_ms !== null && at8.p50_delta_ms <= TARGET_P50_DELTA_MS_AT_8 } : null,
+    ttft_overhead_at_8: streamAt8 ? { limit_ms: TARGET_TTFT_DELTA_MS_AT_8, value_ms: streamAt8.ttft_p50_delta_ms, met: streamAt8.ttft_p50_delta_ms !== null && streamAt8.ttft_p50_delta_ms <= TARGET_TTFT_DELTA_MS_AT_8 } : null,
+    gateway_vs_portkey_at_64: at64?.gateway_vs_portkey_rps != null ? { min_ratio: TARGET_PORTKEY_RATIO_AT_64, value_ratio: at64.gateway_vs_portkey_rps, met: at64.gateway_vs_portkey_rps >= TARGET_PORTKEY_RATIO_AT_64 } : null,
     gateway_rps_at_64: gw64 ? { min_rps: TARGET_RPS_AT_64, value_rps: gw64.rps, met: gw64.rps !== null && gw64.rps >= TARGET_RPS_AT_64 } : null,
   };
 
-  const fmt = (v: number | null, d = 0) => (v === null ? '-' : v.toFixed(d));
-  const lines: string[] = [];
-  const header = ['conns', 'path', 'RPS', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'cpu% gw', 'cpu% sim', 'cpu% bench'];
-  const table = rows.map((r) => [String(r.connections), r.path, fmt(r.rps), fmt(r.p50_ms, 2), fmt(r.p99_ms, 2), String(r.errors), String(r.non_2xx),
-    fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.bench)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  lines.push('', line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...table.map(line), '');
+  const lines: string[] = ['', 'non-streaming chat', ...formatTable(
+    ['conns', 'path', 'RPS', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'cpu% gw', 'cpu% sim', 'cpu% portkey', 'cpu% bench'],
+    rows.map((r) => [String(r.connections), r.path, fmt(r.rps), fmt(r.p50_ms, 2), fmt(r.p99_ms, 2), String(r.errors), String(r.non_2xx),
+      fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.portkey), fmt(r.cpu_percent.bench)]),
+  ), ''];
   for (const r of ratios) {
-    lines.push(`${String(r.connections).padStart(4)} connections: gateway RPS / direct RPS = ${fmt(r.rps_ratio, 3)}; gateway p50 - direct p50 = ${r.p50_delta_ms === null ? '-' : (r.p50_delta_ms >= 0 ? '+' : '') + r.p50_delta_ms.toFixed(2)} ms (p99 ${r.p99_delta_ms === null ? '-' : (r.p99_delta_ms >= 0 ? '+' : '') + r.p99_delta_ms.toFixed(2)} ms)`);
+    lines.push(`${String(r.connections).padStart(4)} connections: gateway RPS / direct RPS = ${fmt(r.rps_ratio, 3)}; gateway p50 - direct p50 = ${signed(r.p50_delta_ms)} ms (p99 ${signed(r.p99_delta_ms)} ms)${portkey ? `; gateway RPS / Portkey RPS = ${fmt(r.gateway_vs_portkey_rps, 3)}` : ''}`);
   }
-  lines.push(`billing: balance fell by ${billing.billed_usd} USD = ${callsBilled} calls x ${billing.per_call_usd} USD, for ${gatewayCalls} answered gateway calls (+ up to ${inFlightAllowance} abandoned in flight at run ends)${billing.ok ? ': billed, once each' : ''}`);
-  if (targetsOut.p50_overhead_at_8) lines.push(`target: p50 overhead at 8 connections <= ${TARGET_P50_DELTA_MS_AT_8} ms: ${targetsOut.p50_overhead_at_8.met ? 'MET' : 'NOT MET'} (${fmt(targetsOut.p50_overhead_at_8.value_ms, 2)} ms)`);
-  if (targetsOut.gateway_rps_at_64) lines.push(`target: gateway >= ${TARGET_RPS_AT_64} RPS at 64 connections: ${targetsOut.gateway_rps_at_64.met ? 'MET' : 'NOT MET'} (${fmt(targetsOut.gateway_rps_at_64.value_rps)} RPS)`);
+  lines.push(`billing: balance fell by ${billing.billed_usd} USD = ${billing.calls_billed} calls x ${billing.per_call_usd} USD, for ${gatewayCalls} answered gateway calls (+ up to ${inFlightAllowance} abandoned in flight at run ends)${billing.ok ? ': billed, once each' : ''}`);
+  if (streaming) {
+    lines.push('', 'streaming chat (TTFT = request start to the first data: chunk with content)', ...formatTable(
+      ['conns', 'path', 'streams/s', 'TTFT p50', 'TTFT p99', 'total p50', 'total p99', 'failed', 'cpu% gw', 'cpu% sim', 'cpu% bench'],
+      streaming.rows.map((r) => [String(r.connections), r.path, fmt(r.streams_per_s), fmt(r.ttft_p50_ms, 2), fmt(r.ttft_p99_ms, 2), fmt(r.total_p50_ms, 2), fmt(r.total_p99_ms, 2),
+        String(r.failed), fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.bench)]),
+    ), '');
+    for (const r of streaming.ratios) {
+      lines.push(`${String(r.connections).padStart(4)} connections: gateway streams/s / direct = ${fmt(r.streams_per_s_ratio, 3)}; TTFT added p50 ${signed(r.ttft_p50_delta_ms)} ms, p99 ${signed(r.ttft_p99_delta_ms)} ms; total added p50 ${signed(r.total_p50_delta_ms)} ms, p99 ${signed(r.total_p99_delta_ms)} ms`);
+    }
+    const sb = streaming.billing;
+    lines.push(`stream billing: balance fell by ${sb.billed_usd} USD = ${sb.calls_billed} streams x ${sb.per_call_usd} USD, for ${sb.answered} answered gateway streams${sb.ok ? ': billed, once each' : ''}`);
+  }
+  lines.push('');
+  const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
+  const t = targetsOut;
+  if (t.p50_overhead_at_8) lines.push(`target: p50 added at 8 connections <= ${TARGET_P50_DELTA_MS_AT_8} ms: ${verdict(t.p50_overhead_at_8.met)} (${signed(t.p50_overhead_at_8.value_ms)} ms)`);
+  if (t.ttft_overhead_at_8) lines.push(`target: TTFT p50 added at 8 connections <= ${TARGET_TTFT_DELTA_MS_AT_8} ms: ${verdict(t.ttft_overhead_at_8.met)} (${signed(t.ttft_overhead_at_8.value_ms)} ms)`);
+  if (t.gateway_vs_portkey_at_64) lines.push(`target: gateway >= ${TARGET_PORTKEY_RATIO_AT_64}x Portkey's RPS at 64 connections: ${verdict(t.gateway_vs_portkey_at_64.met)} (${fmt(t.gateway_vs_portkey_at_64.value_ratio, 3)}x)`);
+  if (t.gateway_rps_at_64) lines.push(`target: gateway >= ${TARGET_RPS_AT_64} RPS at 64 connections: ${verdict(t.gateway_rps_at_64.met)} (${fmt(t.gateway_rps_at_64.value_rps)} RPS)`);
   lines.push(`machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
   lines.push(...warnings);
   process.stdout.write(lines.join('\n') + '\n');
@@ -435,13 +466,17 @@ async function main(): Promise<number> {
       rounds: opts.rounds,
       keep_alive: true,
       pipelining: 1,
-      request_bytes: Buffer.byteLength(targets.gateway.body),
+      request_bytes: Buffer.byteLength(targets.gateway!.body),
+      streaming: opts.stream,
+      portkey: opts.portkey,
       public_model: PUBLIC_MODEL,
       provider_model: PROVIDER_MODEL,
       gateway_profiled: opts.profileDir !== null,
     },
+    peer: portkey ? { name: '@portkey-ai/gateway', version: PORTKEY_VERSION, routing: 'x-portkey-provider: openai + x-portkey-custom-host (the simulator)' } : null,
     results: rows,
     ratios,
+    streaming: streaming ? { results: streaming.rows, ratios: streaming.ratios, billing: streaming.billing } : null,
     targets: targetsOut,
     billing,
     warnings,

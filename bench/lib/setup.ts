@@ -35,9 +35,10 @@ export function writeCatalog(dir: string, simulatorPort: number): string {
   return file;
 }
 
-export function chatBody(model: string): string {
+export function chatBody(model: string, stream = false): string {
   return JSON.stringify({
     model,
+    ...(stream ? { stream: true } : {}),
     messages: [
       { role: 'system', content: 'You are a concise assistant for a platform team.' },
       { role: 'user', content: 'In two sentences, what does an inference gateway do for the teams that call models through it?' },
