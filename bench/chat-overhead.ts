@@ -11,9 +11,7 @@
  *
  * Only loopback addresses; everything started here is stopped on exit, errors, Ctrl-C and a time budget.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,15 +20,20 @@ import autocannon from 'autocannon';
 import { request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
+import { ROOT, alive, cleanup, forgetChild, installExitHandlers, logTails, onCleanup, setTempDir, startChild, type Child } from './lib/children';
+import { HOST, freePorts, getStatus, postJson, sleep, waitFor, withTimeout } from './lib/net';
+import { TICKS_PER_S, cpuTicks, percentile, round, settle } from './lib/stats';
+import { checkBilling, settledBalance } from './lib/billing';
+import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
+import { fmt, formatTable, signed } from './lib/report';
+import { runStreamPhase } from './lib/stream-phase';
+import { PRICE, PROVIDER_MODEL, PUBLIC_MODEL, chatBody, gitRevision, writeCatalog } from './lib/setup';
 
-const ROOT = path.resolve(__dirname, '..');
-const HOST = '127.0.0.1';
-const PUBLIC_MODEL = 'bench/echo-chat';
-const PROVIDER_MODEL = 'echo-chat';
-const PRICE = { prompt_per_million: '2.00', completion_per_million: '4.00' };
 const SIMULATOR_KEY = `sim-bench-${randomBytes(8).toString('hex')}`;
 const TARGET_P50_DELTA_MS_AT_8 = 1;
 const TARGET_RPS_AT_64 = 3000;
+const TARGET_TTFT_DELTA_MS_AT_8 = 1;
+const TARGET_PORTKEY_RATIO_AT_64 = 3;
 const HELP = `Usage: node --import tsx bench/chat-overhead.ts [options]
   --connections 8,64     connection counts to measure (comma-separated)
   --duration 10          seconds per measured run (each path, each connection count, each round)
@@ -38,6 +41,8 @@ const HELP = `Usage: node --import tsx bench/chat-overhead.ts [options]
   --rounds 1             repeat the whole sweep; rounds alternate the path order (ABBA)
   --out bench/results    directory for <date>.json
   --no-save              print only, write no JSON
+  --no-stream            skip the streaming half (stream: true, time to first token)
+  --no-portkey           skip the Portkey gateway (the peer measured beside direct and gateway)
   --profile-gateway DIR  run the gateway process under node --cpu-prof, profile written to DIR on exit
   --help`;
 
@@ -51,6 +56,8 @@ interface Options {
   outDir: string;
   save: boolean;
   profileDir: string | null;
+  stream: boolean;
+  portkey: boolean;
 }
 
 function parseOptions(): Options {
@@ -63,6 +70,8 @@ function parseOptions(): Options {
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       'no-save': { type: 'boolean', default: false },
       'profile-gateway': { type: 'string' },
+      'no-stream': { type: 'boolean', default: false },
+      'no-portkey': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -84,191 +93,16 @@ function parseOptions(): Options {
     outDir: path.resolve(values.out),
     save: !values['no-save'],
     profileDir: values['profile-gateway'] ? path.resolve(values['profile-gateway']) : null,
+    stream: !values['no-stream'],
+    portkey: !values['no-portkey'],
   };
-}
-
-// ---------------------------------------------------------------------------------------------- processes
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  tail: string[];
-  exited: Promise<void>;
-}
-
-const children: Child[] = [];
-let tempDir: string | null = null;
-let currentRun: autocannon.Instance | null = null;
-let cleaning: Promise<void> | null = null;
-
-function startChild(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv, ipc = false): Child {
-  const proc = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc' as const] : [])] });
-  const tail: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
-    if (tail.length > 60) tail.splice(0, tail.length - 60);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const child = { name, proc, tail, exited };
-  children.push(child);
-  return child;
-}
-
-const alive = (c: Child) => c.proc.exitCode === null && c.proc.signalCode === null;
-
-async function stopChild(c: Child, graceMs: number): Promise<void> {
-  if (!alive(c)) return;
-  c.proc.kill('SIGTERM');
-  const timer = setTimeout(() => { if (alive(c)) c.proc.kill('SIGKILL'); }, graceMs);
-  await c.exited;
-  clearTimeout(timer);
-}
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    currentRun?.stop();
-    // The gateway first (it may be writing a CPU profile), then the simulator.
-    for (const c of [...children].reverse()) await stopChild(c, 15_000);
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-    tempDir = null;
-  })();
-  return cleaning;
-}
-
-process.on('exit', () => {
-  for (const c of children) if (alive(c)) c.proc.kill('SIGKILL');
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-});
-for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.on(sig, () => {
-    process.stderr.write(`\n${sig}: stopping the simulator and the gateway...\n`);
-    cleanup().finally(() => process.exit(code));
-  });
-}
-
-function logTails(): string {
-  return children.map((c) => `--- ${c.name} (last lines) ---\n${c.tail.slice(-25).join('\n') || '(no output)'}`).join('\n');
-}
-
-// ---------------------------------------------------------------------------------------------- helpers
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
-  });
-}
-
-/**
- * `n` distinct ports free on loopback right now, chosen below the kernel's ephemeral range: a port from
- * that range can be taken by one of the gateway's own outgoing connections (keys, billing, bus, upstream)
- * between this check and its listen, which fails the start with EADDRINUSE.
- */
-async function freePorts(n: number): Promise<number[]> {
-  let ephemeralLow = 32768;
-  try {
-    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
-  } catch { /* not Linux */ }
-  const low = 10_000;
-  const high = Math.min(ephemeralLow, 65_536) - 1;
-  const ports = new Set<number>();
-  for (let tries = 0; ports.size < n && tries < 2000; tries++) {
-    const port = high > low + 1000 ? low + Math.floor(Math.random() * (high - low)) : 0;
-    if (port === 0) break;
-    if (!ports.has(port) && (await canListen(port))) ports.add(port);
-  }
-  while (ports.size < n) {
-    // No room below the ephemeral range: let the OS choose.
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, HOST, () => {
-        const { port: p } = srv.address() as { port: number };
-        srv.close(() => resolve(p));
-      });
-    });
-    ports.add(port);
-  }
-  return [...ports];
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, watch: Child[]): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const dead = watch.find((c) => !alive(c));
-    if (dead) throw new Error(`${dead.name} exited (code ${dead.proc.exitCode}, signal ${dead.proc.signalCode}) while waiting for ${what}`);
-    try {
-      if (await check()) return;
-    } catch { /* not yet */ }
-    await sleep(200);
-  }
-  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-}
-
-async function getStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
-  const res = await request(url, { headers, headersTimeout: 2000, bodyTimeout: 2000 });
-  await res.body.dump();
-  return res.statusCode;
-}
-
-async function postJson(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; json: any }> {
-  const res = await request(url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
-  const text = await res.body.text();
-  let json: unknown = null;
-  try { json = JSON.parse(text); } catch { json = text; }
-  return { status: res.statusCode, json };
-}
-
-/** utime + stime of a process in clock ticks (Linux; USER_HZ is 100 on every mainstream kernel). */
-const TICKS_PER_S = 100;
-function cpuTicks(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null;
-  }
-}
-
-/** Waits until the gateway's background work (usage events, billing) has drained, so it does not bleed into the next run. */
-async function settle(pid: number | undefined, maxMs = 15_000): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  let last = cpuTicks(pid);
-  if (last === null) return void (await sleep(1000));
-  while (Date.now() < deadline) {
-    await sleep(250);
-    const now = cpuTicks(pid);
-    if (now === null) return;
-    if (now - last <= 2) return; // under ~8% of a core over the last 250 ms
-    last = now;
-  }
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank];
-}
-
-const round = (n: number, digits: number) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : null);
-
-function withTimeout<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
-    p.then((v) => { clearTimeout(t); resolve(v); }, (e) => { clearTimeout(t); reject(e); });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------- load runs
 
-type PathName = 'direct' | 'gateway';
+type PathName = 'direct' | 'gateway' | 'portkey';
+/** The processes whose CPU time each run records. */
+type Pids = Record<string, number | undefined>;
 
 interface Target {
   path: PathName;
@@ -285,14 +119,13 @@ interface Segment {
   timeouts: number;
   statusCodes: Record<string, number>;
   latencies: number[];
-  cpuTicks: { gateway: number | null; simulator: number | null };
+  cpuTicks: Record<string, number | null>;
   benchCpuUs: number;
 }
 
-async function load(target: Target, connections: number, durationS: number, pids: { gateway?: number; simulator?: number }): Promise<Segment> {
+async function load(target: Target, connections: number, durationS: number, pids: Pids): Promise<Segment> {
   const latencies: number[] = [];
-  const gw0 = cpuTicks(pids.gateway);
-  const sim0 = cpuTicks(pids.simulator);
+  const ticks0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuTicks(pid)]));
   const bench0 = process.cpuUsage();
   const inst = autocannon({
     url: target.url,
@@ -304,16 +137,19 @@ async function load(target: Target, connections: number, durationS: number, pids
     pipelining: 1,
     timeout: 10,
   });
-  currentRun = inst;
+  const forget = onCleanup(() => inst.stop());
   // autocannon's own histogram has 1 ms resolution; keep every 2xx response time (hrtime, ms) instead.
   inst.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) latencies.push(ms);
   });
   const r = await withTimeout(inst, (durationS + 30) * 1000, `autocannon ${target.path} x${connections}`);
-  currentRun = null;
+  forget();
   const bench = process.cpuUsage(bench0);
-  const gw1 = cpuTicks(pids.gateway);
-  const sim1 = cpuTicks(pids.simulator);
+  const ticks: Record<string, number | null> = {};
+  for (const [k, pid] of Object.entries(pids)) {
+    const [a, b] = [ticks0[k], cpuTicks(pid)];
+    ticks[k] = a !== null && b !== null ? b - a : null;
+  }
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
   return {
@@ -324,7 +160,7 @@ async function load(target: Target, connections: number, durationS: number, pids
     timeouts: r.timeouts,
     statusCodes,
     latencies,
-    cpuTicks: { gateway: gw0 !== null && gw1 !== null ? gw1 - gw0 : null, simulator: sim0 !== null && sim1 !== null ? sim1 - sim0 : null },
+    cpuTicks: ticks,
     benchCpuUs: bench.user + bench.system,
   };
 }
@@ -342,7 +178,7 @@ interface Row {
   timeouts: number;
   status_codes: Record<string, number>;
   seconds: number;
-  cpu_percent: { gateway: number | null; simulator: number | null; bench: number | null };
+  cpu_percent: Record<string, number | null>;
 }
 
 function summarize(connections: number, pathName: PathName, segs: Segment[]): Row {
@@ -355,8 +191,8 @@ function summarize(connections: number, pathName: PathName, segs: Segment[]): Ro
   const ok = segs.reduce((n, s) => n + s.completed2xx, 0);
   const statusCodes: Record<string, number> = {};
   for (const s of segs) for (const [k, v] of Object.entries(s.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
-  const pct = (ticks: Array<number | null>) => {
-    if (ticks.some((t) => t === null)) return null;
+  const pct = (ticks: Array<number | null | undefined>) => {
+    if (ticks.some((t) => t === null || t === undefined)) return null;
     const sumTicks = ticks.reduce<number>((a, b) => a + (b ?? 0), 0);
     return round((sumTicks / TICKS_PER_S / seconds) * 100, 0);
   };
@@ -374,69 +210,20 @@ function summarize(connections: number, pathName: PathName, segs: Segment[]): Ro
     status_codes: statusCodes,
     seconds: round(seconds, 2)!,
     cpu_percent: {
-      gateway: pct(segs.map((s) => s.cpuTicks.gateway)),
-      simulator: pct(segs.map((s) => s.cpuTicks.simulator)),
+      ...Object.fromEntries(Object.keys(segs[0]?.cpuTicks ?? {}).map((k) => [k, pct(segs.map((s) => s.cpuTicks[k]))])),
       bench: round((segs.reduce((n, s) => n + s.benchCpuUs, 0) / 1e6 / seconds) * 100, 0),
     },
   };
 }
 
-// ---------------------------------------------------------------------------------------------- setup
-
-function writeCatalog(dir: string, simulatorPort: number): string {
-  const file = path.join(dir, 'catalog.json');
-  writeFileSync(file, JSON.stringify({
-    providers: {
-      simulator: { kind: 'openai-compatible', base_url: `http://${HOST}:${simulatorPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 },
-    },
-    models: [{
-      id: PUBLIC_MODEL,
-      name: 'Benchmark echo chat (simulator)',
-      owned_by: 'Gateway simulator',
-      updated_at: '2026-11-01T00:00:00Z',
-      description: 'The OpenAI-format simulator, for the overhead benchmark.',
-      architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
-      context_length: 8192,
-      per_request_limits: { prompt_tokens: 6000, completion_tokens: 2000 },
-      parameter_schema: {
-        temperature: { type: 'number', options: null, default: 1, min: 0, max: 2 },
-        max_completion_tokens: { type: 'integer', options: null, default: null, min: 1, max: 2000 },
-        stop: { type: 'array', options: null, default: null, min: null, max: null, max_items: 4 },
-      },
-      deployments: [{ id: 'bench-simulator', provider: 'simulator', provider_model: PROVIDER_MODEL, price: PRICE }],
-    }],
-  }, null, 2));
-  return file;
-}
-
-function chatBody(model: string): string {
-  return JSON.stringify({
-    model,
-    messages: [
-      { role: 'system', content: 'You are a concise assistant for a platform team.' },
-      { role: 'user', content: 'In two sentences, what does an inference gateway do for the teams that call models through it?' },
-    ],
-    max_completion_tokens: 64,
-    temperature: 0.2,
-  });
-}
-
-function gitRevision(): string | null {
-  try {
-    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
-    return dirty ? `${rev}+dirty` : rev;
-  } catch {
-    return null;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------- main
 
 async function main(): Promise<number> {
+  installExitHandlers();
   const opts = parseOptions();
   const maxConn = Math.max(...opts.connections);
-  const budgetS = 180 + 2 * (opts.warmupS + 20) + opts.rounds * opts.connections.length * 2 * (opts.durationS + 25) + 60;
+  const runs = (opts.portkey ? 3 : 2) + (opts.stream ? 2 : 0);
+  const budgetS = 180 + runs * (opts.warmupS + 20) + opts.rounds * opts.connections.length * runs * (opts.durationS + 25) + (opts.stream ? 120 : 0) + 60;
   const budget = setTimeout(() => {
     process.stderr.write(`\nbenchmark exceeded its time budget of ${budgetS} s; stopping everything\n${logTails()}\n`);
     cleanup().finally(() => process.exit(1));
@@ -444,7 +231,8 @@ async function main(): Promise<number> {
 
   const startedAt = new Date();
   const loadBefore = os.loadavg();
-  tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  const tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  setTempDir(tempDir);
   const [simPort] = await freePorts(1);
   const benchKey = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
   const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
@@ -496,18 +284,27 @@ async function main(): Promise<number> {
       // A port taken between the check and the listen: once more on other ports.
       if (attempt >= 3 || alive(candidate) || !candidate.tail.some((l) => l.includes('EADDRINUSE'))) throw err;
       process.stdout.write(`gateway start hit a port in use; retrying on other ports\n`);
-      children.splice(children.indexOf(candidate), 1);
+      forgetChild(candidate);
     }
   }
-  const pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid };
   await waitFor('the simulator', async () => (await getStatus(`http://${HOST}:${simPort}/v1/models`, simAuth)) === 200, 120_000, [simulator]);
-  process.stdout.write(`both ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-
   const json = { 'content-type': 'application/json' };
-  const targets: Record<PathName, Target> = {
-    direct: { path: 'direct', url: `http://${HOST}:${simPort}/v1/chat/completions`, headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL) },
+  const simChatUrl = `http://${HOST}:${simPort}/v1/chat/completions`;
+  let portkey: Portkey | null = null;
+  if (opts.portkey) {
+    portkey = await startPortkey(`http://${HOST}:${simPort}/v1`, SIMULATOR_KEY, baseEnv);
+    const pk = portkey;
+    await waitFor('the Portkey gateway', async () => (await postJson(pk.chatUrl, { ...pk.headers, ...json }, chatBody(PROVIDER_MODEL))).status === 200, 60_000, [pk.child, simulator]);
+  }
+  const pids: Pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid, ...(portkey ? { portkey: portkey.child.proc.pid } : {}) };
+  process.stdout.write(`all ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+
+  const targets: Partial<Record<PathName, Target>> = {
+    direct: { path: 'direct', url: simChatUrl, headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL) },
     gateway: { path: 'gateway', url: `http://${HOST}:${edgePort}/v1/chat/completions`, headers: { ...gwAuth, ...json }, body: chatBody(PUBLIC_MODEL) },
+    ...(portkey ? { portkey: { path: 'portkey' as const, url: portkey.chatUrl, headers: { ...portkey.headers, ...json }, body: chatBody(PROVIDER_MODEL) } } : {}),
   };
+  const paths = (['direct', 'gateway', 'portkey'] as const).filter((p) => targets[p]);
 
   // Correctness of a single call on each path, and what one gateway call should cost.
   const balanceUrl = `http://${HOST}:${edgePort}/v1/billing/balance`;
@@ -529,25 +326,25 @@ async function main(): Promise<number> {
     }
     return r.json.usage as { prompt_tokens: number; completion_tokens: number };
   };
-  await probe(targets.direct);
-  const usage = await probe(targets.gateway);
+  for (const p of paths) if (p !== 'gateway') await probe(targets[p]!);
+  const usage = await probe(targets.gateway!);
   gatewayCalls++;
   const perCallMicros = listCostMicros(deploymentPrice(PRICE), tokenCounts(usage));
 
   const warnings: string[] = [];
+  const warn = (w: string) => {
+    warnings.push(w);
+    process.stdout.write(w + '\n');
+  };
   const checkSegment = (label: string, s: Segment) => {
-    if (s.non2xx > 0 || s.errors > 0) {
-      const w = `WARNING: ${label}: ${s.non2xx} non-2xx (${JSON.stringify(s.statusCodes)}), ${s.errors} errors (${s.timeouts} timeouts)`;
-      warnings.push(w);
-      process.stdout.write(w + '\n');
-    }
+    if (s.non2xx > 0 || s.errors > 0) warn(`WARNING: ${label}: ${s.non2xx} non-2xx (${JSON.stringify(s.statusCodes)}), ${s.errors} errors (${s.timeouts} timeouts)`);
   };
 
   if (opts.warmupS > 0) {
-    for (const p of ['direct', 'gateway'] as const) {
+    for (const p of paths) {
       process.stdout.write(`warm-up: ${p}, ${maxConn} connections, ${opts.warmupS} s\n`);
       await settle(pids.gateway);
-      const s = await load(targets[p], maxConn, opts.warmupS, pids);
+      const s = await load(targets[p]!, maxConn, opts.warmupS, pids);
       if (p === 'gateway') { gatewayCalls += s.completed2xx; inFlightAllowance += maxConn; }
       checkSegment(`warm-up ${p}`, s);
     }
@@ -556,11 +353,10 @@ async function main(): Promise<number> {
   const segments = new Map<string, Segment[]>();
   for (let r = 0; r < opts.rounds; r++) {
     for (const c of opts.connections) {
-      const order: PathName[] = r % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct'];
-      for (const p of order) {
+      for (const p of r % 2 === 0 ? paths : [...paths].reverse()) {
         await settle(pids.gateway);
         process.stdout.write(`round ${r + 1}/${opts.rounds}: ${p}, ${c} connections, ${opts.durationS} s ... `);
-        const s = await load(targets[p], c, opts.durationS, pids);
+        const s = await load(targets[p]!, c, opts.durationS, pids);
         process.stdout.write(`${Math.round(s.completed2xx / s.durationS)} req/s\n`);
         if (p === 'gateway') { gatewayCalls += s.completed2xx; inFlightAllowance += c; }
         checkSegment(`${p} x${c} round ${r + 1}`, s);
@@ -569,77 +365,82 @@ async function main(): Promise<number> {
       }
     }
   }
-  const loadAfter = os.loadavg();
 
-  // Billing: every successful gateway call must have been charged exactly once (usage events are async, so
-  // wait for the charges to arrive and then for the balance to stay put). The calls autocannon abandoned in
-  // flight at the end of each run (at most its connection count) may be billed too: the upstream answered.
-  const minMicros = gatewayCalls * perCallMicros;
-  const maxMicros = (gatewayCalls + inFlightAllowance) * perCallMicros;
-  let balanceEnd = await readBalance();
-  const billDeadline = Date.now() + 60_000;
-  while (balanceStart - balanceEnd < minMicros && Date.now() < billDeadline) {
-    await sleep(500);
-    balanceEnd = await readBalance();
-  }
-  for (let stable = 0; stable < 2 && Date.now() < billDeadline;) {
-    await sleep(1000); // a late or duplicate charge would show up here
-    const next = await readBalance();
-    stable = next === balanceEnd ? stable + 1 : 0;
-    balanceEnd = next;
-  }
-  const billedMicros = balanceStart - balanceEnd;
-  const callsBilled = perCallMicros > 0 ? billedMicros / perCallMicros : null;
-  const billing = {
-    balance_start_usd: (balanceStart / 1e6).toFixed(6),
-    balance_end_usd: (balanceEnd / 1e6).toFixed(6),
-    billed_usd: (billedMicros / 1e6).toFixed(6),
-    per_call_usd: (perCallMicros / 1e6).toFixed(6),
-    gateway_calls_2xx: gatewayCalls,
-    calls_billed: callsBilled,
-    abandoned_in_flight_max: inFlightAllowance,
-    ok: billedMicros > 0 && billedMicros >= minMicros && billedMicros <= maxMicros && Number.isInteger(callsBilled),
-  };
-  if (billedMicros <= 0) warnings.push(`WARNING: the balance did not fall (start ${billing.balance_start_usd}, end ${billing.balance_end_usd}): the calls were not billed`);
-  else if (!billing.ok) {
-    warnings.push(`WARNING: billed ${billing.billed_usd} USD = ${callsBilled} calls, expected ${gatewayCalls} to ${gatewayCalls + inFlightAllowance} calls (${gatewayCalls} answered + at most ${inFlightAllowance} abandoned in flight) at ${perCallMicros} micro-USD each`);
-  }
+  // Billing: every successful gateway call charged exactly once, once the usage events have landed. The
+  // calls autocannon abandoned in flight at the end of each run (at most its connection count) may be
+  // billed too: the upstream answered them.
+  const balanceEnd = await settledBalance(readBalance, balanceStart, gatewayCalls * perCallMicros);
+  const billing = checkBilling(balanceStart, balanceEnd, perCallMicros, gatewayCalls, inFlightAllowance);
+  if (!billing.ok) warn(`WARNING: billed ${billing.billed_usd} USD = ${billing.calls_billed} calls, expected ${gatewayCalls} to ${gatewayCalls + inFlightAllowance} (${gatewayCalls} answered + at most ${inFlightAllowance} abandoned in flight) at ${perCallMicros} micro-USD each`);
+
+  const streaming = opts.stream
+    ? await runStreamPhase({
+      targets: {
+        direct: { path: 'direct', origin: `http://${HOST}:${simPort}`, pathname: '/v1/chat/completions', headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL, true) },
+        gateway: { path: 'gateway', origin: `http://${HOST}:${edgePort}`, pathname: '/v1/chat/completions', headers: { ...gwAuth, ...json }, body: chatBody(PUBLIC_MODEL, true) },
+      },
+      connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, rounds: opts.rounds,
+      pids: { gateway: pids.gateway, simulator: pids.simulator }, readBalance, warn,
+    })
+    : null;
+  const loadAfter = os.loadavg();
 
   // Report.
   const rows: Row[] = [];
-  const ratios: Array<{ connections: number; rps_ratio: number | null; p50_delta_ms: number | null; p99_delta_ms: number | null }> = [];
+  const ratios: Array<{ connections: number; rps_ratio: number | null; p50_delta_ms: number | null; p99_delta_ms: number | null; gateway_vs_portkey_rps: number | null }> = [];
   for (const c of opts.connections) {
-    const d = summarize(c, 'direct', segments.get(`${c}:direct`) ?? []);
-    const g = summarize(c, 'gateway', segments.get(`${c}:gateway`) ?? []);
-    rows.push(d, g);
+    const byPath = Object.fromEntries(paths.map((p) => [p, summarize(c, p, segments.get(`${c}:${p}`) ?? [])])) as Partial<Record<PathName, Row>>;
+    const d = byPath.direct!;
+    const g = byPath.gateway!;
+    const pk = byPath.portkey;
+    rows.push(...paths.map((p) => byPath[p]!));
     ratios.push({
       connections: c,
       rps_ratio: d.rps && g.rps !== null ? round(g.rps / d.rps, 3) : null,
       p50_delta_ms: d.p50_ms !== null && g.p50_ms !== null ? round(g.p50_ms - d.p50_ms, 3) : null,
       p99_delta_ms: d.p99_ms !== null && g.p99_ms !== null ? round(g.p99_ms - d.p99_ms, 3) : null,
+      gateway_vs_portkey_rps: pk?.rps && g.rps !== null ? round(g.rps / pk.rps, 3) : null,
     });
   }
   const at8 = ratios.find((r) => r.connections === 8);
+  const at64 = ratios.find((r) => r.connections === 64);
   const gw64 = rows.find((r) => r.connections === 64 && r.path === 'gateway');
+  const streamAt8 = streaming?.ratios.find((r) => r.connections === 8);
   const targetsOut = {
     p50_overhead_at_8: at8 ? { limit_ms: TARGET_P50_DELTA_MS_AT_8, value_ms: at8.p50_delta_ms, met: at8.p50_delta_ms !== null && at8.p50_delta_ms <= TARGET_P50_DELTA_MS_AT_8 } : null,
+    ttft_overhead_at_8: streamAt8 ? { limit_ms: TARGET_TTFT_DELTA_MS_AT_8, value_ms: streamAt8.ttft_p50_delta_ms, met: streamAt8.ttft_p50_delta_ms !== null && streamAt8.ttft_p50_delta_ms <= TARGET_TTFT_DELTA_MS_AT_8 } : null,
+    gateway_vs_portkey_at_64: at64?.gateway_vs_portkey_rps != null ? { min_ratio: TARGET_PORTKEY_RATIO_AT_64, value_ratio: at64.gateway_vs_portkey_rps, met: at64.gateway_vs_portkey_rps >= TARGET_PORTKEY_RATIO_AT_64 } : null,
     gateway_rps_at_64: gw64 ? { min_rps: TARGET_RPS_AT_64, value_rps: gw64.rps, met: gw64.rps !== null && gw64.rps >= TARGET_RPS_AT_64 } : null,
   };
 
-  const fmt = (v: number | null, d = 0) => (v === null ? '-' : v.toFixed(d));
-  const lines: string[] = [];
-  const header = ['conns', 'path', 'RPS', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'cpu% gw', 'cpu% sim', 'cpu% bench'];
-  const table = rows.map((r) => [String(r.connections), r.path, fmt(r.rps), fmt(r.p50_ms, 2), fmt(r.p99_ms, 2), String(r.errors), String(r.non_2xx),
-    fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.bench)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  lines.push('', line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...table.map(line), '');
+  const lines: string[] = ['', 'non-streaming chat', ...formatTable(
+    ['conns', 'path', 'RPS', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'cpu% gw', 'cpu% sim', 'cpu% portkey', 'cpu% bench'],
+    rows.map((r) => [String(r.connections), r.path, fmt(r.rps), fmt(r.p50_ms, 2), fmt(r.p99_ms, 2), String(r.errors), String(r.non_2xx),
+      fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.portkey), fmt(r.cpu_percent.bench)]),
+  ), ''];
   for (const r of ratios) {
-    lines.push(`${String(r.connections).padStart(4)} connections: gateway RPS / direct RPS = ${fmt(r.rps_ratio, 3)}; gateway p50 - direct p50 = ${r.p50_delta_ms === null ? '-' : (r.p50_delta_ms >= 0 ? '+' : '') + r.p50_delta_ms.toFixed(2)} ms (p99 ${r.p99_delta_ms === null ? '-' : (r.p99_delta_ms >= 0 ? '+' : '') + r.p99_delta_ms.toFixed(2)} ms)`);
+    lines.push(`${String(r.connections).padStart(4)} connections: gateway RPS / direct RPS = ${fmt(r.rps_ratio, 3)}; gateway p50 - direct p50 = ${signed(r.p50_delta_ms)} ms (p99 ${signed(r.p99_delta_ms)} ms)${portkey ? `; gateway RPS / Portkey RPS = ${fmt(r.gateway_vs_portkey_rps, 3)}` : ''}`);
   }
-  lines.push(`billing: balance fell by ${billing.billed_usd} USD = ${callsBilled} calls x ${billing.per_call_usd} USD, for ${gatewayCalls} answered gateway calls (+ up to ${inFlightAllowance} abandoned in flight at run ends)${billing.ok ? ': billed, once each' : ''}`);
-  if (targetsOut.p50_overhead_at_8) lines.push(`target: p50 overhead at 8 connections <= ${TARGET_P50_DELTA_MS_AT_8} ms: ${targetsOut.p50_overhead_at_8.met ? 'MET' : 'NOT MET'} (${fmt(targetsOut.p50_overhead_at_8.value_ms, 2)} ms)`);
-  if (targetsOut.gateway_rps_at_64) lines.push(`target: gateway >= ${TARGET_RPS_AT_64} RPS at 64 connections: ${targetsOut.gateway_rps_at_64.met ? 'MET' : 'NOT MET'} (${fmt(targetsOut.gateway_rps_at_64.value_rps)} RPS)`);
+  lines.push(`billing: balance fell by ${billing.billed_usd} USD = ${billing.calls_billed} calls x ${billing.per_call_usd} USD, for ${gatewayCalls} answered gateway calls (+ up to ${inFlightAllowance} abandoned in flight at run ends)${billing.ok ? ': billed, once each' : ''}`);
+  if (streaming) {
+    lines.push('', 'streaming chat (TTFT = request start to the first data: chunk with content)', ...formatTable(
+      ['conns', 'path', 'streams/s', 'TTFT p50', 'TTFT p99', 'total p50', 'total p99', 'failed', 'cpu% gw', 'cpu% sim', 'cpu% bench'],
+      streaming.rows.map((r) => [String(r.connections), r.path, fmt(r.streams_per_s), fmt(r.ttft_p50_ms, 2), fmt(r.ttft_p99_ms, 2), fmt(r.total_p50_ms, 2), fmt(r.total_p99_ms, 2),
+        String(r.failed), fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.bench)]),
+    ), '');
+    for (const r of streaming.ratios) {
+      lines.push(`${String(r.connections).padStart(4)} connections: gateway streams/s / direct = ${fmt(r.streams_per_s_ratio, 3)}; TTFT added p50 ${signed(r.ttft_p50_delta_ms)} ms, p99 ${signed(r.ttft_p99_delta_ms)} ms; total added p50 ${signed(r.total_p50_delta_ms)} ms, p99 ${signed(r.total_p99_delta_ms)} ms`);
+    }
+    const sb = streaming.billing;
+    lines.push(`stream billing: balance fell by ${sb.billed_usd} USD = ${sb.calls_billed} streams x ${sb.per_call_usd} USD, for ${sb.answered} answered gateway streams${sb.ok ? ': billed, once each' : ''}`);
+  }
+  lines.push('');
+  const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
+  const t = targetsOut;
+  if (t.p50_overhead_at_8) lines.push(`target: p50 added at 8 connections <= ${TARGET_P50_DELTA_MS_AT_8} ms: ${verdict(t.p50_overhead_at_8.met)} (${signed(t.p50_overhead_at_8.value_ms)} ms)`);
+  if (t.ttft_overhead_at_8) lines.push(`target: TTFT p50 added at 8 connections <= ${TARGET_TTFT_DELTA_MS_AT_8} ms: ${verdict(t.ttft_overhead_at_8.met)} (${signed(t.ttft_overhead_at_8.value_ms)} ms)`);
+  if (t.gateway_vs_portkey_at_64) lines.push(`target: gateway >= ${TARGET_PORTKEY_RATIO_AT_64}x Portkey's RPS at 64 connections: ${verdict(t.gateway_vs_portkey_at_64.met)} (${fmt(t.gateway_vs_portkey_at_64.value_ratio, 3)}x)`);
+  if (t.gateway_rps_at_64) lines.push(`target: gateway >= ${TARGET_RPS_AT_64} RPS at 64 connections: ${verdict(t.gateway_rps_at_64.met)} (${fmt(t.gateway_rps_at_64.value_rps)} RPS)`);
   lines.push(`machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
   lines.push(...warnings);
   process.stdout.write(lines.join('\n') + '\n');
@@ -665,13 +466,17 @@ async function main(): Promise<number> {
       rounds: opts.rounds,
       keep_alive: true,
       pipelining: 1,
-      request_bytes: Buffer.byteLength(targets.gateway.body),
+      request_bytes: Buffer.byteLength(targets.gateway!.body),
+      streaming: opts.stream,
+      portkey: opts.portkey,
       public_model: PUBLIC_MODEL,
       provider_model: PROVIDER_MODEL,
       gateway_profiled: opts.profileDir !== null,
     },
+    peer: portkey ? { name: '@portkey-ai/gateway', version: PORTKEY_VERSION, routing: 'x-portkey-provider: openai + x-portkey-custom-host (the simulator)' } : null,
     results: rows,
     ratios,
+    streaming: streaming ? { results: streaming.rows, ratios: streaming.ratios, billing: streaming.billing } : null,
     targets: targetsOut,
     billing,
     warnings,

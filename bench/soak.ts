@@ -9,7 +9,7 @@
  *   node --import tsx bench/soak.ts                   # 1,000,000 calls (long)
  *   node --import tsx bench/soak.ts --calls 100000    # shorter
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,10 +19,10 @@ import { parseArgs } from 'node:util';
 import { Pool, request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
+import { ROOT } from './lib/children';
+import { HOST, sleep } from './lib/net';
+import { PRICE, PUBLIC_MODEL, gitRevision, writeCatalog } from './lib/setup';
 
-const ROOT = path.resolve(__dirname, '..');
-const HOST = '127.0.0.1';
-const PRICE = { prompt_per_million: '2.00', completion_per_million: '4.00' };
 const SIMULATOR_KEY = `sim-soak-${randomBytes(8).toString('hex')}`;
 const BILLING_WAIT_MS = 10 * 60_000;
 
@@ -75,22 +75,6 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function catalog(simPort: number): string {
-  const file = path.join(tempDir, 'catalog.json');
-  writeFileSync(file, JSON.stringify({
-    providers: { simulator: { kind: 'openai-compatible', base_url: `http://${HOST}:${simPort}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 } },
-    models: [{
-      id: 'soak/echo-chat', name: 'Soak echo chat (simulator)', owned_by: 'Gateway simulator', updated_at: '2026-11-01T00:00:00Z',
-      description: 'The OpenAI-format simulator, for the soak.',
-      architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
-      context_length: 8192, per_request_limits: { prompt_tokens: 6000, completion_tokens: 2000 },
-      parameter_schema: { max_completion_tokens: { type: 'integer', options: null, default: null, min: 1, max: 2000 } },
-      deployments: [{ id: 'soak-simulator', provider: 'simulator', provider_model: 'echo-chat', price: PRICE }],
-    }],
-  }));
-  return file;
-}
-
 interface Gateway {
   child: ChildProcess;
   edgePort: number;
@@ -140,18 +124,6 @@ function diskBytes(dir: string): number {
 }
 
 const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function gitRevision(): string | null {
-  try {
-    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${rev}+dirty` : rev;
-  } catch {
-    return null;
-  }
-}
-
 async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const startedAt = new Date();
@@ -163,13 +135,13 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', DATA_DIR: dataDir,
     SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_soak', credit_usd: '1000000', management_key: key }]),
-    CATALOG_FILE: catalog(simPort), SIMULATOR_API_KEY: SIMULATOR_KEY,
+    CATALOG_FILE: writeCatalog(tempDir, simPort), SIMULATOR_API_KEY: SIMULATOR_KEY,
   };
   const simulator = spawnNode(path.join(ROOT, 'packages/simulators/src/main.ts'), ['--port', String(simPort), '--host', HOST], env);
   let gw = await startGateway(env);
   const base = `http://${HOST}:${gw.edgePort}`;
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const body = JSON.stringify({ model: 'soak/echo-chat', messages: [{ role: 'user', content: 'How does a soak test find a leak?' }], max_completion_tokens: 32 });
+  const body = JSON.stringify({ model: PUBLIC_MODEL, messages: [{ role: 'user', content: 'How does a soak test find a leak?' }], max_completion_tokens: 32 });
   const balance = async (): Promise<number> => {
     const res = await request(`${base}/v1/billing/balance`, { headers: auth });
     const json = (await res.body.json()) as { data?: { spendable?: string } };
