@@ -15,9 +15,8 @@ const DEAD_SESSION_MS = 20_000;
 
 jest.setTimeout(120_000);
 
-const describeKafka = process.env.KAFKA_BROKERS && process.env.MONGO_URL ? describe : describe.skip;
-
-describeKafka('billing restart (MongoDB-wire store, Kafka bus)', () => {
+// The jest global setup always provides both engines (MONGO_URL, KAFKA_BROKERS).
+describe('billing restart (MongoDB-wire store, Kafka bus)', () => {
   const namespace = `billing-restart-${process.pid}-${Date.now().toString(36)}`;
   const brokers = process.env.KAFKA_BROKERS!.split(',');
   let engines: Engines;
