@@ -49,6 +49,12 @@ export async function startGrpcServer(
   };
 }
 
+/**
+ * Deadline of an internal call on the request path (authenticate a key, hold spend). Long enough to ride out
+ * a burst on a busy store or a GC pause of a peer; a peer that is really down fails faster (UNAVAILABLE).
+ */
+export const INTERNAL_CALL_DEADLINE_MS = 5_000;
+
 export interface CallOptions {
   /** Per-call deadline; every internal call has one. */
   deadlineMs?: number;
@@ -61,7 +67,7 @@ type UnaryMethod<Req, Res> = (req: Req, md: grpc.Metadata, opts: grpc.CallOption
 export function callUnary<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, req: Req, opts: CallOptions = {}): Promise<Res> {
   const md = new grpc.Metadata();
   if (opts.traceId) md.set('x-trace-id', opts.traceId);
-  const deadline = new Date(Date.now() + (opts.deadlineMs ?? 2000));
+  const deadline = new Date(Date.now() + (opts.deadlineMs ?? INTERNAL_CALL_DEADLINE_MS));
   return new Promise<Res>((resolve, reject) => {
     method.call(client, req, md, { deadline }, (err, res) => {
       if (err) reject(fromGrpcError(err));

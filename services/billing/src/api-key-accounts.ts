@@ -25,7 +25,7 @@ export class KeysApiKeyAccounts implements ApiKeyAccounts {
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.accountId;
-    const res = await callUnary<{ secret: string }, AuthenticateResult>(this.client, this.client.Authenticate, { secret }, { deadlineMs: 2000, traceId });
+    const res = await callUnary<{ secret: string }, AuthenticateResult>(this.client, this.client.Authenticate, { secret }, { traceId });
     // A key that expires sooner than the cache entry stops working on time.
     const until = Math.min(now + this.ttlMs, res.expires_at_ms > 0 ? res.expires_at_ms : Infinity);
     if (this.cache.size >= this.maxEntries) this.cache.clear();

@@ -58,7 +58,7 @@ describe('Authenticator while the keys service cannot answer', () => {
     keyExpiresAtMs = 0;
     calls = 0;
     clock = T0;
-    auth = new Authenticator(client, { ttlMs: TTL_MS, staleWindowMs: STALE_WINDOW_MS, now: () => clock });
+    auth = new Authenticator(client, { ttlMs: TTL_MS, staleWindowMs: STALE_WINDOW_MS, now: () => clock, deadlineMs: 1_000 });
   });
 
   const outcome = (p: Promise<unknown>) => p.then(() => 'allowed', (e: GatewayError) => `${e.status} ${e.code}`);
@@ -149,7 +149,7 @@ describe('Authenticator when the keys server is stopped and started again', () =
     const port = server.port;
     const client = new keysProto.gateway.keys.v1.KeysService(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), grpcClientOptions);
     let clock = T0;
-    const auth = new Authenticator(client, { ttlMs: TTL_MS, staleWindowMs: STALE_WINDOW_MS, now: () => clock });
+    const auth = new Authenticator(client, { ttlMs: TTL_MS, staleWindowMs: STALE_WINDOW_MS, now: () => clock, deadlineMs: 1_000 });
     try {
       await auth.authenticate(SECRET, 't');
       await server.shutdown(0);

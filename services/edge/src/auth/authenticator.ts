@@ -19,6 +19,8 @@ export interface AuthCacheOptions {
   staleWindowMs: number;
   /** Clock (ms); tests pin it. */
   now?: () => number;
+  /** Deadline of one Authenticate call; default the platform's internal call deadline. */
+  deadlineMs?: number;
 }
 
 /**
@@ -83,7 +85,7 @@ export class Authenticator {
     const epoch = this.epoch;
     let res: AuthenticateResult;
     try {
-      res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { deadlineMs: 2000, traceId });
+      res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { traceId, deadlineMs: this.opts.deadlineMs });
     } catch (err) {
       // The keys service's verdict (unknown, disabled, expired key) ends any stale serving of it.
       if (!keysCouldNotAnswer(err)) this.cache.delete(hash);

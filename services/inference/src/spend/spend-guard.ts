@@ -48,12 +48,12 @@ export class SpendGuard {
       deployments: call.deployments,
       prompt_tokens: Math.ceil(Buffer.byteLength(JSON.stringify(call.input) ?? '') / BYTES_PER_PROMPT_TOKEN),
       max_output_tokens: maxOutput * Math.max(1, call.choices),
-    }, { deadlineMs: 2000, traceId });
+    }, { traceId });
   }
 
   /** Best effort: a hold not released here expires in billing. */
   release(id: Identity, requestId: string, traceId: string): void {
-    callUnary<ReleaseRequest, ReleaseResult>(this.billing, this.billing.Release, { account_id: id.accountId, request_id: requestId }, { deadlineMs: 2000, traceId })
+    callUnary<ReleaseRequest, ReleaseResult>(this.billing, this.billing.Release, { account_id: id.accountId, request_id: requestId }, { traceId })
       .catch((err: unknown) => this.logger.warn({ err, requestId }, 'spend hold release failed; billing expires it'));
   }
 }
