@@ -1,7 +1,7 @@
 import { createNativeBatchProvider, hasNativeBatchAdapter } from './create-native-batch-provider';
 
 describe('createNativeBatchProvider', () => {
-  it.each(['openai-compatible'])('creates the %s batch adapter', async (kind) => {
+  it.each(['openai-compatible', 'anthropic'])('creates the %s batch adapter', async (kind) => {
     const provider = createNativeBatchProvider(kind);
     expect(provider.kind).toBe(kind);
     expect(hasNativeBatchAdapter(kind)).toBe(true);

@@ -12,6 +12,7 @@ import { createNativeBatchProvider } from './create-native-batch-provider';
  */
 const FORMATS = [
   { kind: 'openai-compatible', providerModel: 'gpt-4o-mini', unsupported: { top_k: 3 }, unsupportedParam: 'top_k', listPath: '/v1/batches' },
+  { kind: 'anthropic', providerModel: 'claude-echo', unsupported: { seed: 7 }, unsupportedParam: 'seed', listPath: '/v1/messages/batches' },
 ];
 
 const line = (key: string, text: string, extra: object = {}): NativeBatchLine => ({
