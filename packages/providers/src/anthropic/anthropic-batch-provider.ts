@@ -8,6 +8,7 @@ import { OriginPools } from '../http/origin-pools';
 import { requestUpstream } from '../http/post-upstream';
 import { callUpstream, openUpstreamStream } from '../http/upstream-call';
 import { readJsonAnswer } from '../http/upstream-json';
+import { batchCallErrors } from '../http/upstream-errors';
 import { upstreamLines } from '../http/upstream-lines';
 import { anthropicMessageBatchSchema } from './anthropic-batch-api';
 import { mapAnthropicHttpError } from './anthropic-error';
@@ -15,6 +16,8 @@ import { requestHeaders } from './anthropic-http';
 import { convertAnthropicBatchResultLine, convertAnthropicBatchState } from './convert-from-anthropic-batch';
 import { messageBatchUpload, type AnthropicReadHint } from './convert-to-anthropic-batch';
 import { ANTHROPIC_CAPABILITIES, convertToAnthropicRequest } from './convert-to-anthropic-request';
+
+const BATCH_ERRORS = batchCallErrors(mapAnthropicHttpError);
 
 /**
  * Anthropic's message batches: the lines sent in one `POST /messages/batches`, polled with
@@ -79,7 +82,7 @@ export class AnthropicBatchProvider implements NativeBatchProvider {
       headers: requestHeaders(target, { body: '', stream: false }),
       body,
       deadline,
-      mapError: mapAnthropicHttpError,
+      mapError: BATCH_ERRORS,
     });
   }
 }
