@@ -41,7 +41,8 @@ export async function runStreamPhase(o: StreamPhaseInput): Promise<StreamPhase> 
     if ('failed' in r) throw new Error(`${p} stream probe failed: HTTP ${r.status}`);
   }
   // What one stream costs: the balance's fall after that single probe on the gateway.
-  const balanceStart = await o.readBalance();
+  // Read once the reachability probes above (and anything before them) have landed on the balance.
+  const balanceStart = await settledBalance(o.readBalance, await o.readBalance(), 0);
   const probe = await oneStream(o.targets.gateway);
   if ('failed' in probe) throw new Error(`gateway stream probe failed: HTTP ${probe.status}`);
   const afterProbe = await settledBalance(o.readBalance, balanceStart, 1);

@@ -20,8 +20,9 @@ function harness(opts: { refuse?: boolean } = {}) {
       reserve: async (_id, requestId) => {
         if (opts.refuse) throw new PaymentRequiredError();
         log.push(`reserve ${requestId}`);
+        return { holdId: requestId, micros: 1, grant: false };
       },
-      release: (_id, requestId) => { log.push(`release ${requestId}`); },
+      release: (_id, hold) => { log.push(`release ${hold.holdId}`); },
     },
     router: {
       attempt: async (plan, send) => {

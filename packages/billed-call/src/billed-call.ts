@@ -28,10 +28,20 @@ export interface CallOutcome<U> {
   finishReason: string;
 }
 
+/** The spend hold a call runs under: its own (`holdId` = its request id) or its share of a spend grant. */
+export interface CallHold {
+  holdId: string;
+  micros: number;
+  /** A share of a spend grant (its usage event names the grant), not a hold of its own. */
+  grant: boolean;
+}
+
 /** One settled call, handed to the usage port. */
 export interface BilledCallRecord<R extends RouteRef, A extends string, U> {
   requestId: string;
   identity: Identity;
+  /** Named in the usage event, whose posting settles it. */
+  hold: CallHold;
   /** The public model the call was billed under. */
   model: string;
   apiType: A;
@@ -48,6 +58,7 @@ export interface BilledCallRecord<R extends RouteRef, A extends string, U> {
 
 export interface JournalStart<A extends string> {
   requestId: string;
+  hold: CallHold;
   accountId: string;
   keyHash: string;
   model: string;
@@ -73,10 +84,13 @@ export interface StreamJournal {
  */
 export interface BilledCallPorts<R extends RouteRef, A extends string, U, Plan> {
   holds: {
-    /** Holds the call's worst case under `requestId` (idempotent), or throws the refusal. */
-    reserve(identity: Identity, requestId: string, plan: Plan, traceId: string): Promise<void>;
+    /**
+     * Holds the call's worst case, or throws the refusal. `ownHold`: under `requestId` itself, idempotent
+     * (a call whose id was made earlier, an async job's re-run); otherwise it may be a share of a spend grant.
+     */
+    reserve(identity: Identity, requestId: string, plan: Plan, traceId: string, ownHold: boolean): Promise<CallHold>;
     /** Best effort: a hold nothing settles expires. */
-    release(identity: Identity, requestId: string, traceId: string): void;
+    release(identity: Identity, hold: CallHold, traceId: string): void;
   };
   router: {
     /** Sends to the plan's routes in order, falling back on retryable failures before the first byte. */
@@ -128,20 +142,20 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
   constructor(private readonly ports: BilledCallPorts<R, A, U, Plan>) {}
 
   async call<T>(spec: UnaryCallSpec<R, A, Plan, T, U>): Promise<{ requestId: string; result: T; route: R }> {
-    const { requestId, log, startedAt } = await this.authorize(spec);
-    const { result, route } = await this.releasedOnFailure(spec, requestId,
+    const { requestId, hold, log, startedAt } = await this.authorize(spec);
+    const { result, route } = await this.releasedOnFailure(spec, hold,
       () => this.ports.router.attempt(spec.plan, (r) => spec.send(r, requestId), log));
-    this.settle(spec, requestId, route, spec.usageOf(result, route), { streamed: false, cancelled: false, startedAt, firstByteAt: startedAt }, log);
+    this.settle(spec, requestId, hold, route, spec.usageOf(result, route), { streamed: false, cancelled: false, startedAt, firstByteAt: startedAt }, log);
     return { requestId, result, route };
   }
 
   async stream<S, E>(spec: StreamCallSpec<R, A, Plan, S, E, U>): Promise<BilledStream<S, E>> {
-    const { requestId, log, startedAt } = await this.authorize(spec);
+    const { requestId, hold, log, startedAt } = await this.authorize(spec);
     const journal = this.ports.usage.openStream({
-      requestId, accountId: spec.identity.accountId, keyHash: spec.identity.keyHash, model: spec.model, apiType: spec.apiType,
+      requestId, hold, accountId: spec.identity.accountId, keyHash: spec.identity.keyHash, model: spec.model, apiType: spec.apiType,
       startedAt, promptChars: spec.promptChars,
     });
-    const { result: stream, route } = await this.releasedOnFailure(spec, requestId, () => this.ports.router.attempt(spec.plan, async (r) => {
+    const { result: stream, route } = await this.releasedOnFailure(spec, hold, () => this.ports.router.attempt(spec.plan, async (r) => {
       await journal.sendingTo(r.providerName, r.deployment.id);
       return spec.open(r, requestId);
     }, log)).catch((err: unknown) => { journal.discard(); throw err; });
@@ -157,33 +171,33 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
       finish: ({ cancelled }) => {
         if (finished) return;
         finished = true;
-        this.settle(spec, requestId, route, spec.usageOf(stream, route), { streamed: true, cancelled, startedAt, firstByteAt }, log);
+        this.settle(spec, requestId, hold, route, spec.usageOf(stream, route), { streamed: true, cancelled, startedAt, firstByteAt }, log);
         journal.close();
       },
     };
   }
 
-  private async authorize(spec: CallSpec<A, Plan>): Promise<{ requestId: string; log: Logger; startedAt: number }> {
+  private async authorize(spec: CallSpec<A, Plan>): Promise<{ requestId: string; hold: CallHold; log: Logger; startedAt: number }> {
     const requestId = spec.requestId ?? newRequestId();
     // Settled by billing from the usage event; released below if the call fails.
-    await this.ports.holds.reserve(spec.identity, requestId, spec.plan, spec.traceId);
-    return { requestId, log: this.ports.logger.child({ traceId: spec.traceId, requestId }), startedAt: Date.now() };
+    const hold = await this.ports.holds.reserve(spec.identity, requestId, spec.plan, spec.traceId, spec.requestId !== undefined);
+    return { requestId, hold, log: this.ports.logger.child({ traceId: spec.traceId, requestId }), startedAt: Date.now() };
   }
 
   /** Nothing generated, nothing billed: the hold goes back. */
-  private async releasedOnFailure<T>(spec: CallSpec<A, Plan>, requestId: string, run: () => Promise<T>): Promise<T> {
+  private async releasedOnFailure<T>(spec: CallSpec<A, Plan>, hold: CallHold, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
-      this.ports.holds.release(spec.identity, requestId, spec.traceId);
+      this.ports.holds.release(spec.identity, hold, spec.traceId);
       throw err;
     }
   }
 
-  private settle(spec: CallSpec<A, Plan>, requestId: string, route: R, outcome: CallOutcome<U>,
+  private settle(spec: CallSpec<A, Plan>, requestId: string, hold: CallHold, route: R, outcome: CallOutcome<U>,
     timing: { streamed: boolean; cancelled: boolean; startedAt: number; firstByteAt: number }, log: Logger): void {
     if (!outcome.usage) log.error({ deployment: route.deployment.id, apiType: spec.apiType }, 'call ended without usage; recording zero usage');
-    this.ports.usage.record({ requestId, identity: spec.identity, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
+    this.ports.usage.record({ requestId, identity: spec.identity, hold, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
   }
 }
 

@@ -51,7 +51,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     announce: (line) => { process.stdout.write(`${line}\n`); },
   });
   const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
-  const edge = await startEdge({ config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }) });
+  // The edge hands requests to the services beside it in this process; their own ports still serve other callers.
+  const edge = await startEdge({
+    config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
+    inProcess: { inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler },
+  });
   const services = [edge, inference, keys, billing];
   return {
     edge,

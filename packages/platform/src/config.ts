@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usdToMicros } from './money';
 
 /**
  * Typed configuration from the environment. Every service declares one zod schema; `loadConfig` validates
@@ -12,6 +13,19 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   }
   return parsed.data;
 }
+
+/** A decimal string (or number as written in JSON) with at most 6 decimals, kept as integer millionths. */
+export const millionths = (what: string) =>
+  z.union([z.string(), z.number()]).transform((value, ctx) => {
+    try {
+      const micros = usdToMicros(value);
+      if (micros < 0) throw new RangeError('negative');
+      return micros;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `${what} must be a non-negative decimal with at most 6 decimals` });
+      return z.NEVER;
+    }
+  });
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 export const bool = (fallback: boolean) =>

@@ -11,7 +11,7 @@ import { closeServer, createHttpApp, finishHttpApp, listen, mountProbes } from '
 import { IdentityVerifier } from './identity-token';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
-import type { RunningService } from './service';
+import type { HttpHandler, RunningService } from './service';
 
 /** What a service declares about itself; everything else (shell, probes, metrics, errors, stop order) is the chassis's. */
 export interface ServiceSpec {
@@ -139,6 +139,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
   let httpPort = 0;
   let grpcPort = 0;
   let adminPort = 0;
+  let httpHandler: HttpHandler | null = null;
   try {
     const surfaces = await wire(scope);
     const app = createHttpApp({
@@ -149,6 +150,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
     });
     for (const route of surfaces.routes) app.use(route);
     finishHttpApp(app, logger, { plainJsonErrorPaths: spec.plainJsonErrorPaths });
+    httpHandler = app as unknown as HttpHandler;
 
     if (surfaces.grpc?.length) {
       if (spec.grpcPort === undefined) throw new Error(`${spec.name}: gRPC services need a gRPC port`);
@@ -181,7 +183,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
 
   let stopping: Promise<void> | null = null;
   return {
-    name: spec.name, httpPort, grpcPort, adminPort, health,
+    name: spec.name, httpPort, grpcPort, adminPort, health, httpHandler: httpHandler!,
     stop: () => {
       stopping ??= (async () => {
         health.startDraining();

@@ -40,6 +40,11 @@ export interface SpendHold {
   /** Empty when the key hash cannot be a field name (its spend is not tracked either). */
   key_hash: string;
   expires_at_ms: number;
+  /**
+   * A spend grant (one hold many calls run under) whose holder has given back what no call will use: the
+   * calls' postings settle the rest, and the last one drops the hold.
+   */
+  retired?: boolean;
 }
 
 export interface BalanceView {

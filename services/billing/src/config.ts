@@ -1,19 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port, usdToMicros } from '@gw/platform';
+import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, millionths, port } from '@gw/platform';
 
-/** A decimal string (or number as written in JSON) with at most 6 decimals, kept as integer millionths. */
-const millionths = (what: string) =>
-  z.union([z.string(), z.number()]).transform((value, ctx) => {
-    try {
-      const micros = usdToMicros(value);
-      if (micros < 0) throw new RangeError('negative');
-      return micros;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `${what} must be a non-negative decimal with at most 6 decimals` });
-      return z.NEVER;
-    }
-  });
 
 export const seedAccountSchema = z.object({
   id: z.string().min(1),

@@ -125,8 +125,8 @@ describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) =
     });
     const release = () => callUnary<ReleaseRequest, ReleaseResult>(client, client.Release, { account_id: 'acct_ent', request_id: 'br-00000000-0000-4000-8000-00000000abcd' });
     // dep-fee is the dearer: 200 micros of tokens + a 10,000 micro fee, at the 0.8 factor.
-    expect(await reserve({})).toEqual({ held_micros: 8_160 });
-    expect(await reserve({})).toEqual({ held_micros: 8_160 });
+    expect(await reserve({})).toEqual({ held_micros: 8_160, call_micros: 8_160, price_factor_ppm: 800_000 });
+    expect(await reserve({})).toEqual({ held_micros: 8_160, call_micros: 8_160, price_factor_ppm: 800_000 });
     expect(await release()).toEqual({ released: true });
     expect(await release()).toEqual({ released: false });
     expect((await accountsCollection(engines.store).findOne({ _id: 'acct_ent' }))!.held_micros).toBe(0);

@@ -12,7 +12,7 @@ function limitReset(value: string): LimitReset {
   throw new InputError(`key_limit_reset must be daily, weekly, monthly or empty, not "${value}"`, 'key_limit_reset');
 }
 
-function tokenBound(value: number, param: string): number {
+function nonNegativeInteger(value: number, param: string): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new InputError(`${param} must be a non-negative integer`, param);
   return value;
 }
@@ -39,17 +39,22 @@ export function billingGrpcHandlers(billing: BillingService, holds: SpendHolds, 
     GetBalance: authenticatedUnaryHandler(logger, auth, async (req, caller) => billing.balance(requireAccount(caller, req.account_id))),
     GetKeyUsage: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({ usage: await billing.keyUsage(req.key_hashes, caller.accountId) })),
     Reserve: authenticatedUnaryHandler(logger, auth, async (req, caller) => {
-      const { heldMicros } = await holds.reserve({
+      const held = await holds.reserve({
         accountId: requireAccount(caller, req.account_id),
         keyHash: req.key_hash,
         keyLimitMicros: req.has_key_limit ? req.key_limit_micros : null,
         keyLimitReset: limitReset(req.key_limit_reset),
         requestId: req.request_id,
         deployments: req.deployments,
-        bounds: { promptTokens: tokenBound(req.prompt_tokens, 'prompt_tokens'), completionTokens: tokenBound(req.max_output_tokens, 'max_output_tokens') },
+        bounds: { promptTokens: nonNegativeInteger(req.prompt_tokens, 'prompt_tokens'), completionTokens: nonNegativeInteger(req.max_output_tokens, 'max_output_tokens') },
+        grantMicros: nonNegativeInteger(req.grant_micros, 'grant_micros'),
       });
-      return { held_micros: heldMicros };
+      return { held_micros: held.heldMicros, call_micros: held.callMicros, price_factor_ppm: held.priceFactorPpm };
     }),
-    Release: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({ released: await holds.release(requireAccount(caller, req.account_id), req.request_id) })),
+    Release: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({
+      released: req.retire_grant
+        ? await holds.retireGrant(requireAccount(caller, req.account_id), req.request_id, nonNegativeInteger(req.unused_micros, 'unused_micros'))
+        : await holds.release(requireAccount(caller, req.account_id), req.request_id),
+    })),
   };
 }

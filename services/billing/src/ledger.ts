@@ -38,6 +38,9 @@ export interface LedgerEntry extends Doc {
   charged_micros: number;
   price_factor_ppm: number;
   state: LedgerState;
+  /** The spend grant the call ran under and its share of it (absent: the call's hold, if any, is under `_id`). */
+  hold_id?: string;
+  hold_micros?: number;
   posting_id: string;
   recorded_at_ms: number;
   applied_at_ms: number | null;
@@ -79,6 +82,7 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
     charged_micros: quote.chargedMicros,
     price_factor_ppm: priceFactorPpm,
     state: 'applying',
+    ...(event.hold_id ? { hold_id: event.hold_id, hold_micros: event.hold_micros } : {}),
     posting_id: postingId,
     recorded_at_ms: nowMs,
     applied_at_ms: null,

@@ -67,16 +67,7 @@ export async function applyPostings(
       $unset.recent_postings = true;
     }
     for (const [key, spend] of keySpend) $set[`key_spend.${key}`] = spend;
-    // Each call's hold is settled here, in the write that charges it. Holds change without the version,
-    // so the write also requires each hold it drops to still be there.
-    for (const e of entries) {
-      const hold = account.holds?.[e._id];
-      if (!hold) continue;
-      filter[`holds.${e._id}.micros`] = hold.micros;
-      $unset[`holds.${e._id}`] = true;
-      $inc.held_micros = ($inc.held_micros ?? 0) - hold.micros;
-      if (hold.key_hash) $inc[`key_held_micros.${hold.key_hash}`] = ($inc[`key_held_micros.${hold.key_hash}`] ?? 0) - hold.micros;
-    }
+    settleHolds(account, entries, filter, $inc, $set, $unset);
 
     const res = await accounts.updateOne(filter, Object.keys($unset).length > 0 ? { $inc, $set, $unset } : { $inc, $set });
     if (res.matched === 1) {
@@ -87,6 +78,40 @@ export async function applyPostings(
     logger.debug({ accountId, attempt }, 'account changed concurrently; retrying the posting');
   }
   throw new Error(`posting to account ${accountId} lost ${MAX_ATTEMPTS} concurrent updates in a row`);
+}
+
+/**
+ * Each call's hold is settled in the write that charges it: a hold of its own is dropped; its share of a
+ * spend grant comes off the grant, and a retired grant whose calls have all landed is dropped. Holds change
+ * without the version, so the write also requires each hold it touches to be as read.
+ */
+function settleHolds(account: AccountDoc, entries: LedgerEntry[], filter: Record<string, unknown>,
+  $inc: Record<string, number>, $set: Record<string, unknown>, $unset: Record<string, true>): void {
+  const release = (holdId: string, micros: number, keyHash: string) => {
+    $inc.held_micros = ($inc.held_micros ?? 0) - micros;
+    if (keyHash) $inc[`key_held_micros.${keyHash}`] = ($inc[`key_held_micros.${keyHash}`] ?? 0) - micros;
+    filter[`holds.${holdId}.micros`] = account.holds[holdId].micros;
+  };
+  const grantShares = new Map<string, number>();
+  for (const e of entries) {
+    if (e.hold_id) {
+      grantShares.set(e.hold_id, (grantShares.get(e.hold_id) ?? 0) + (e.hold_micros ?? 0));
+      continue;
+    }
+    const hold = account.holds?.[e._id];
+    if (!hold) continue;
+    release(e._id, hold.micros, hold.key_hash);
+    $unset[`holds.${e._id}`] = true;
+  }
+  for (const [grantId, share] of grantShares) {
+    const grant = account.holds?.[grantId];
+    // Gone: expired and swept (its holder died), so nothing is left to settle.
+    if (!grant) continue;
+    const settled = Math.min(share, grant.micros);
+    release(grantId, settled, grant.key_hash);
+    if (grant.micros === settled && grant.retired) $unset[`holds.${grantId}`] = true;
+    else $set[`holds.${grantId}.micros`] = grant.micros - settled;
+  }
 }
 
 /** Each entry's spend counts in the periods of the call's own time, so a batch spanning midnight splits right. */

@@ -45,8 +45,8 @@ describe.each(STORE_ENGINES)('spend holds (%s store)', (engine) => {
     createUsageBatchHandler({ store: engines.store, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger() })(asBatch(events));
 
   test('holds the worst case of the most expensive deployment the call may fall back to, at the account price factor', async () => {
-    expect(await holds.reserve(input({ deployments: ['dep-chat', 'dep-fee'] }))).toEqual({ heldMicros: WORST_CHAT + 10_000 });
-    expect(await holds.reserve(input({ accountId: 'acct_ent', deployments: ['dep-fee'] }))).toEqual({ heldMicros: (WORST_CHAT + 10_000) / 2 });
+    expect(await holds.reserve(input({ deployments: ['dep-chat', 'dep-fee'] }))).toEqual({ heldMicros: WORST_CHAT + 10_000, callMicros: WORST_CHAT + 10_000, priceFactorPpm: 1_000_000 });
+    expect(await holds.reserve(input({ accountId: 'acct_ent', deployments: ['dep-fee'] }))).toEqual({ heldMicros: (WORST_CHAT + 10_000) / 2, callMicros: (WORST_CHAT + 10_000) / 2, priceFactorPpm: 500_000 });
     const a = await account();
     expect(a.held_micros).toBe(WORST_CHAT + 10_000);
     expect(a.key_held_micros[KEY]).toBe(WORST_CHAT + 10_000);
@@ -63,8 +63,37 @@ describe.each(STORE_ENGINES)('spend holds (%s store)', (engine) => {
   test('a call whose usage is already billed holds nothing', async () => {
     const event = usageEvent();
     await settle([event]);
-    expect(await holds.reserve(input({ requestId: event.request_id }))).toEqual({ heldMicros: 0 });
+    expect(await holds.reserve(input({ requestId: event.request_id }))).toEqual(expect.objectContaining({ heldMicros: 0 }));
     expect((await account()).held_micros ?? 0).toBe(0);
+  });
+
+  test('a spend grant takes only what is left (never the allowance), and shrinks to the call near the limit', async () => {
+    // acct_tiny: 1,000 micros. A grant asked for 100,000 gets 999; the next gets the call's worst case only
+    // while the allowance admits it, and nothing after.
+    expect(await holds.reserve(input({ accountId: 'acct_tiny', requestId: 'grant-a', grantMicros: 100_000 }))).toEqual({ heldMicros: 999, callMicros: WORST_CHAT, priceFactorPpm: 1_000_000 });
+    expect(await refusal(holds.reserve(input({ accountId: 'acct_tiny', requestId: 'grant-b', grantMicros: 100_000 })))).toEqual({ status: 402, code: 'insufficient_balance' });
+    await holds.retireGrant('acct_tiny', 'grant-a', 999 - 3 * WORST_CHAT);
+    // 600 held by three calls: 399 left, so the grant is 399 (at least the call's 200).
+    expect(await holds.reserve(input({ accountId: 'acct_tiny', requestId: 'grant-c', grantMicros: 100_000 }))).toEqual(expect.objectContaining({ heldMicros: 399 }));
+    expect((await account('acct_tiny')).held_micros).toBe(999);
+  });
+
+  test('each call\'s posting settles its share of a grant; the last share of a retired grant drops it', async () => {
+    await holds.reserve(input({ requestId: 'grant-s', grantMicros: 10_000 }));
+    const [first, second] = [usageEvent({ hold_id: 'grant-s', hold_micros: WORST_CHAT }), usageEvent({ hold_id: 'grant-s', hold_micros: WORST_CHAT })];
+    await settle([first]);
+    expect((await account()).holds['grant-s']).toEqual(expect.objectContaining({ micros: 10_000 - WORST_CHAT }));
+    expect((await account()).held_micros).toBe(10_000 - WORST_CHAT);
+    // Retired with one call still out: only that call's share stays held.
+    await holds.retireGrant('acct_a', 'grant-s', 10_000 - 2 * WORST_CHAT);
+    expect((await account()).holds['grant-s']).toEqual(expect.objectContaining({ micros: WORST_CHAT, retired: true }));
+    await settle([second, first]);
+    const after = await account();
+    expect(after.holds['grant-s']).toBeUndefined();
+    expect(after.held_micros).toBe(0);
+    expect(after.key_held_micros[KEY]).toBe(0);
+    // Each call charged once: the redelivered first event changed nothing.
+    expect(after.wallet_micros).toBe(-2 * WORST_CHAT);
   });
 
   test('402 key_limit_exceeded once the key limit minus spend and holds cannot take the worst case plus the allowance', async () => {

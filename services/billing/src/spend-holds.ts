@@ -1,7 +1,7 @@
 import { applyFactorPpm, type PriceBook, type TokenCounts } from '@gw/catalog';
 import { InputError, microsToUsd, PaymentRequiredError, type Logger } from '@gw/platform';
 import type { Collection, Filter, Store } from '@gw/store';
-import { accountsCollection, isFieldName, type AccountDoc, type SpendHold } from './accounts';
+import { accountsCollection, isFieldName, LIST_PRICE_FACTOR_PPM, type AccountDoc, type SpendHold } from './accounts';
 import { keySpendView, spendAgainstLimit, type LimitReset } from './key-spend';
 import { ledgerCollection, type LedgerEntry } from './ledger';
 
@@ -15,6 +15,19 @@ export interface ReserveInput {
   /** Every deployment the call may be served by, fallbacks included. */
   deployments: readonly string[];
   bounds: TokenCounts;
+  /**
+   * A spend grant of up to this much (0: hold the call's worst case alone). The grant is capped by what the
+   * account and key have left, never below the call's worst case, and it never draws on the allowance.
+   */
+  grantMicros?: number;
+}
+
+export interface ReserveResult {
+  /** What is held under the request id: the call's worst case, or the grant. */
+  heldMicros: number;
+  /** The call's worst case, priced with `priceFactorPpm`. */
+  callMicros: number;
+  priceFactorPpm: number;
 }
 
 export interface SpendHoldsOptions {
@@ -48,38 +61,45 @@ export class SpendHolds {
     this.ledger = ledgerCollection(store);
   }
 
-  /** Holds the call's worst-case cost, or throws 402. Repeating a request id returns the hold it already has. */
-  async reserve(input: ReserveInput): Promise<{ heldMicros: number }> {
+  /** Holds the call's worst-case cost (or a grant), or throws 402. Repeating a request id returns the hold it already has. */
+  async reserve(input: ReserveInput): Promise<ReserveResult> {
     if (!isFieldName(input.requestId)) throw new InputError('request_id must be a platform request id', 'request_id');
+    const grantMicros = input.grantMicros ?? 0;
     // A re-run of a call already billed (an async job whose worker died after reporting) is not charged again.
-    if (await this.ledger.findOne({ _id: input.requestId })) return { heldMicros: 0 };
+    if (grantMicros === 0 && await this.ledger.findOne({ _id: input.requestId })) return { heldMicros: 0, callMicros: 0, priceFactorPpm: LIST_PRICE_FACTOR_PPM };
     const list = this.priceBook.worstCaseListMicros(input.deployments, input.bounds);
     const keyField = isFieldName(input.keyHash) ? input.keyHash : '';
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const account = await this.accounts.findOne({ _id: input.accountId });
       if (!account) throw insufficientBalance();
-      const existing = account.holds?.[input.requestId];
-      if (existing) return { heldMicros: existing.micros };
       const worst = applyFactorPpm(list, account.price_factor_ppm);
+      const priced = { callMicros: worst, priceFactorPpm: account.price_factor_ppm };
+      const existing = account.holds?.[input.requestId];
+      if (existing) return { heldMicros: existing.micros, ...priced };
+      const available = account.wallet_micros + account.credit_micros;
+      const keyLimit = input.keyLimitMicros !== null && keyField ? this.keyRoom(account, keyField, input) : null;
+      // A grant takes only what is left (never the allowance): near a limit it shrinks to the call itself.
+      let amount = worst;
+      if (grantMicros > worst) {
+        const left = Math.min(available - 1 - (account.held_micros ?? 0), keyLimit ? keyLimit.available - 1 - (account.key_held_micros?.[keyField] ?? 0) : Infinity);
+        amount = Math.max(worst, Math.min(grantMicros, left));
+      }
       const filter: Filter = {
         _id: account._id,
         wallet_micros: account.wallet_micros,
         credit_micros: account.credit_micros,
         [`holds.${input.requestId}`]: { $exists: false },
-        held_micros: this.heldGuard(account.held_micros, account.wallet_micros + account.credit_micros, worst, insufficientBalance),
+        held_micros: this.heldGuard(account.held_micros, available, worst, amount, insufficientBalance),
       };
-      if (input.keyLimitMicros !== null && keyField) {
-        const spent = spendAgainstLimit(keySpendView(keyField, account.key_spend?.[keyField], this.now()), input.keyLimitReset);
-        const total = account.key_spend?.[keyField]?.total_micros;
-        // Any landed spend changes the total, so an unchanged total means `spent` still holds.
-        filter[`key_spend.${keyField}.total_micros`] = total === undefined ? { $exists: false } : total;
-        filter[`key_held_micros.${keyField}`] = this.heldGuard(account.key_held_micros?.[keyField], input.keyLimitMicros - spent, worst, () => keyLimitReached(input));
+      if (keyLimit) {
+        filter[`key_spend.${keyField}.total_micros`] = keyLimit.totalGuard;
+        filter[`key_held_micros.${keyField}`] = this.heldGuard(account.key_held_micros?.[keyField], keyLimit.available, worst, amount, () => keyLimitReached(input));
       }
-      const hold: SpendHold = { micros: worst, key_hash: keyField, expires_at_ms: this.now().getTime() + this.options.holdTtlMs };
-      const $inc: Record<string, number> = { held_micros: worst };
-      if (keyField) $inc[`key_held_micros.${keyField}`] = worst;
+      const hold: SpendHold = { micros: amount, key_hash: keyField, expires_at_ms: this.now().getTime() + this.options.holdTtlMs };
+      const $inc: Record<string, number> = { held_micros: amount };
+      if (keyField) $inc[`key_held_micros.${keyField}`] = amount;
       const res = await this.accounts.updateOne(filter, { $inc, $set: { [`holds.${input.requestId}`]: hold } });
-      if (res.matched === 1) return { heldMicros: worst };
+      if (res.matched === 1) return { heldMicros: amount, ...priced };
       this.logger.debug({ accountId: input.accountId, attempt }, 'account changed concurrently; retrying the reservation');
     }
     throw new Error(`reservation on account ${input.accountId} lost ${MAX_ATTEMPTS} concurrent updates in a row`);
@@ -92,6 +112,29 @@ export class SpendHolds {
     const hold = account?.holds?.[requestId];
     if (!hold) return false;
     return this.drop(accountId, requestId, hold);
+  }
+
+  /**
+   * Retires a spend grant: gives back `unusedMicros` (what none of its calls will use) and marks it so the
+   * posting that settles its last call drops it. Giving back more than is left drops what is left.
+   */
+  async retireGrant(accountId: string, grantId: string, unusedMicros: number): Promise<boolean> {
+    if (!isFieldName(grantId)) throw new InputError('request_id must be a platform request id', 'request_id');
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const account = await this.accounts.findOne({ _id: accountId });
+      const hold = account?.holds?.[grantId];
+      if (!hold) return false;
+      const given = Math.min(unusedMicros, hold.micros);
+      const $inc: Record<string, number> = { held_micros: -given };
+      if (hold.key_hash) $inc[`key_held_micros.${hold.key_hash}`] = -given;
+      const rest = hold.micros - given;
+      const change = rest === 0
+        ? { $inc, $unset: { [`holds.${grantId}`]: true as const } }
+        : { $inc, $set: { [`holds.${grantId}.micros`]: rest, [`holds.${grantId}.retired`]: true } };
+      const res = await this.accounts.updateOne({ _id: accountId, [`holds.${grantId}.micros`]: hold.micros }, change);
+      if (res.matched === 1) return true;
+    }
+    throw new Error(`grant retirement on account ${accountId} lost ${MAX_ATTEMPTS} concurrent updates in a row`);
   }
 
   /** Drops expired holds: the backstop for calls whose instance died before reporting usage or releasing. */
@@ -117,12 +160,21 @@ export class SpendHolds {
     return res.matched === 1;
   }
 
+  /** What the key may still spend against its limit, and the guard that keeps that reading true at write time. */
+  private keyRoom(account: AccountDoc, keyField: string, input: ReserveInput): { available: number; totalGuard: unknown } {
+    const spent = spendAgainstLimit(keySpendView(keyField, account.key_spend?.[keyField], this.now()), input.keyLimitReset);
+    const total = account.key_spend?.[keyField]?.total_micros;
+    // Any landed spend changes the total, so an unchanged total means `spent` still holds.
+    return { available: (input.keyLimitMicros ?? 0) - spent, totalGuard: total === undefined ? { $exists: false } : total };
+  }
+
   /**
    * Admits when something remains (`available - held > 0`) and the worst case fits in what remains plus the
-   * allowance; as a guard on the held total it holds at write time against every concurrent reserve.
+   * allowance; a larger grant must fit in what remains alone. As a guard on the held total it holds at write
+   * time against every concurrent reserve.
    */
-  private heldGuard(held: number | undefined, available: number, worst: number, refusal: () => PaymentRequiredError): unknown {
-    const maxHeld = Math.min(available - 1, available + this.options.allowanceMicros - worst);
+  private heldGuard(held: number | undefined, available: number, worst: number, amount: number, refusal: () => PaymentRequiredError): unknown {
+    const maxHeld = amount > worst ? available - 1 - amount : Math.min(available - 1, available + this.options.allowanceMicros - worst);
     if ((held ?? 0) > maxHeld) throw refusal();
     // A total not written yet reads as zero; guarding its absence keeps the check exact for the first hold.
     return held === undefined ? { $exists: false } : { $lte: maxHeld };

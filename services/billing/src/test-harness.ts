@@ -117,6 +117,8 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
     generation_time_ms: 100,
     created_at_ms: Date.parse('2026-11-02T10:00:00Z'),
     usage_estimated: false,
+    hold_id: '',
+    hold_micros: 0,
     ...overrides,
   };
 }

@@ -42,6 +42,8 @@ export const usageEventSchema = z.object({
   generation_time_ms: int64OrZero,
   created_at_ms: int64OrZero,
   usage_estimated: flag,
+  hold_id: text.pipe(z.string().regex(/^([A-Za-z0-9_-]{1,128})?$/, 'not a hold id')),
+  hold_micros: int64OrZero.pipe(z.number().min(0)),
 });
 
 export type UsageEvent = z.infer<typeof usageEventSchema>;

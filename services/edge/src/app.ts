@@ -3,18 +3,23 @@ import type express from 'express';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type TypedBus } from '@gw/bus';
 import {
-  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, type Logger, type RunningService,
+  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, type HttpHandler, type Logger, type RunningService,
 } from '@gw/platform';
 import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
-import { checkDeclaredBodySize, forwardTo, rewriteHeaders } from './proxy/forwarding';
+import { checkDeclaredBodySize, forwardTo, handOver, rewriteHeaders } from './proxy/forwarding';
 import { matchRoute, type Upstream } from './proxy/route-table';
 
 export interface EdgeDeps {
   config: EdgeConfig;
   bus: TypedBus<TopicMessages>;
   logger: Logger;
+  /**
+   * Services running in this same process (the single-machine mode): requests for them are handed to their
+   * own app, with the same identity token and headers, instead of crossing loopback HTTP.
+   */
+  inProcess?: Partial<Record<Upstream, HttpHandler>>;
 }
 
 export interface RunningEdge extends RunningService {
@@ -22,7 +27,7 @@ export interface RunningEdge extends RunningService {
 }
 
 /** The only public port: the edge answers no probes or /metrics there; they listen on its admin port. */
-export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<RunningEdge> {
+export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDeps): Promise<RunningEdge> {
   return startService({
     name: 'edge', logger, host: config.EDGE_HOST, httpPort: config.EDGE_PORT,
     admin: { port: config.EDGE_ADMIN_PORT, host: config.BIND_HOST }, accessLog: config.ACCESS_LOG,
@@ -39,10 +44,14 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
       handleBatch: async (messages) => { for (const m of messages) auth.invalidate(m.value.key_hash); },
     }, logger));
 
+    const upstream = (name: Upstream, url: string): express.RequestHandler => {
+      const local = inProcess[name];
+      return local ? handOver(local) : forwardTo(url, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS);
+    };
     const upstreams: Record<Upstream, express.RequestHandler> = {
-      inference: forwardTo(config.INFERENCE_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
-      keys: forwardTo(config.KEYS_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
-      billing: forwardTo(config.BILLING_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
+      inference: upstream('inference', config.INFERENCE_HTTP_URL),
+      keys: upstream('keys', config.KEYS_HTTP_URL),
+      billing: upstream('billing', config.BILLING_HTTP_URL),
     };
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).

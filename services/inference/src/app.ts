@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { createBatchingPublisher, createOutbox, type Bus } from '@gw/bus';
-import { loadCatalog } from '@gw/catalog';
+import { loadCatalog, PriceBook } from '@gw/catalog';
 import { grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, startService, type Logger, type RunningService } from '@gw/platform';
 import { billingProto } from '@gw/proto';
 import { createChatProvider } from '@gw/providers';
@@ -16,6 +16,7 @@ import { NativeService } from './native/native-service';
 import { NativeTranslators } from './native/native-translators';
 import { DeploymentRouter } from './routing/deployment-router';
 import { SpendGuard } from './spend/spend-guard';
+import { SpendGrants } from './spend/spend-grants';
 import { OpenCallJournal } from './usage/open-call-journal';
 import { UsageRecorder } from './usage/usage-recorder';
 
@@ -45,7 +46,9 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
     const billing = client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
       { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'inference'))] }));
-    const spend = new SpendGuard(billing, logger, config.SPEND_DEFAULT_MAX_OUTPUT_TOKENS);
+    const spend = client('spend-grants', new SpendGrants(new SpendGuard(billing, logger, config.SPEND_DEFAULT_MAX_OUTPUT_TOKENS), PriceBook.fromCatalog(catalog), {
+      maxGrantMicros: config.SPEND_GRANT_MAX_USD, callsPerGrant: config.SPEND_GRANT_CALLS, lifetimeMs: config.SPEND_GRANT_LIFETIME_MS,
+    }, logger));
 
     // Closed after the background work (a job finishing in the grace period still records its usage): publisher first, then its outbox.
     const outbox = publishes('outbox', createOutbox({ bus, store, logger }));

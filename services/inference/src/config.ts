@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
+import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, millionths, port } from '@gw/platform';
 
 export const inferenceConfigSchema = z.object({
   INFERENCE_HTTP_PORT: port(8083),
@@ -8,6 +8,16 @@ export const inferenceConfigSchema = z.object({
   BILLING_GRPC_ADDR: z.string().default('127.0.0.1:9082'),
   /** Output bound of a spend hold for a call that sets no output cap on a model that declares no limit. */
   SPEND_DEFAULT_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().default(4_096),
+  /**
+   * Spend grants: the most one instance holds in billing per key to admit calls without a billing call each
+   * (0: a billing call per call). An instance that dies leaves at most this per key held until billing's hold
+   * expiry; near a limit grants shrink to the call itself.
+   */
+  SPEND_GRANT_MAX_USD: millionths('SPEND_GRANT_MAX_USD').default(1_000_000),
+  /** A grant is sized for about this many calls like the one that asks for it. */
+  SPEND_GRANT_CALLS: z.coerce.number().int().positive().default(256),
+  /** A grant takes new calls for this long, then gives back what its calls did not use. */
+  SPEND_GRANT_LIFETIME_MS: z.coerce.number().int().positive().default(1_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Linger of the usage-event batcher: events leave in batches, off the response path. */
   USAGE_LINGER_MS: z.coerce.number().int().min(0).default(5),

@@ -1,7 +1,7 @@
 import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { H_TRACE_ID, IDENTITY_HEADER, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type Logger } from '@gw/platform';
+import { H_TRACE_ID, IDENTITY_HEADER, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type HttpHandler, type Logger } from '@gw/platform';
 import { endCutResponses } from './cut-responses';
 
 /**
@@ -69,4 +69,13 @@ export function forwardTo(target: string, bodyLimit: number, logger: Logger, idl
       },
     },
   }) as unknown as RequestHandler;
+}
+
+/**
+ * Hands the request to a service in this process: its own app reads the body, verifies the identity token and
+ * renders its errors exactly as over HTTP, writing straight to the client's response (no second parse or
+ * serialisation, no loopback socket).
+ */
+export function handOver(handler: HttpHandler): RequestHandler {
+  return (req, res, next) => handler(req, res, next);
 }

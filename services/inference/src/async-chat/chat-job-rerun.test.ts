@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ModelDirectory } from '../catalog/model-objects';
 import { ChatService } from '../chat/chat-service';
 import { DeploymentRouter } from '../routing/deployment-router';
-import type { SpendGuard } from '../spend/spend-guard';
+import type { SpendGrants } from '../spend/spend-grants';
 import { OpenCallJournal } from '../usage/open-call-journal';
 import { UsageRecorder } from '../usage/usage-recorder';
 import { JobWorkerPool } from '@gw/jobs';
@@ -51,11 +51,8 @@ describe('an async chat job re-run after its worker died', () => {
     });
     const logger = silentLogger();
     // The spend guard is not what this test is about: it admits every call and ignores charges.
-    const spend = {
-      reserve: async () => undefined,
-      release: () => undefined,
-      releasedOnFailure: <T>(_id: unknown, _rid: string, _trace: string, call: () => Promise<T>) => call(),
-    } as unknown as SpendGuard;
+    const hold = { holdId: 'h', micros: 0, grant: false };
+    const spend = { admit: async () => hold, reserve: async () => hold, release: () => undefined, giveBack: () => undefined } as unknown as SpendGrants;
     chat = new ChatService({
       models: new ModelDirectory(catalog), router: new DeploymentRouter(catalog, () => provider, { SIM_KEY: 'sk-sim' }, logger),
       spend, logger,

@@ -3,7 +3,8 @@ import type { CatalogModel } from '@gw/catalog';
 import type { Logger } from '@gw/platform';
 import type { Usage } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
-import type { CallBounds, SpendGuard } from '../spend/spend-guard';
+import type { CallBounds } from '../spend/spend-guard';
+import type { SpendGrants } from '../spend/spend-grants';
 import type { CallRecord, UsageRecorder } from '../usage/usage-recorder';
 
 export type InferenceApi = CallRecord['apiType'];
@@ -22,7 +23,7 @@ export type InferenceBilledCalls = BilledCalls<Route, InferenceApi, Usage, CallP
 
 export interface BilledCallDeps {
   router: DeploymentRouter;
-  spend: Pick<SpendGuard, 'reserve' | 'release'>;
+  spend: Pick<SpendGrants, 'admit' | 'reserve' | 'release' | 'giveBack'>;
   usage: UsageRecorder;
   logger: Logger;
 }
@@ -31,8 +32,8 @@ export interface BilledCallDeps {
 export function inferenceBilledCalls(deps: BilledCallDeps): InferenceBilledCalls {
   return new BilledCalls({
     holds: {
-      reserve: (identity, requestId, plan, traceId) => deps.spend.reserve(identity, requestId, callBounds(deps.router, plan), traceId),
-      release: (identity, requestId, traceId) => deps.spend.release(identity, requestId, traceId),
+      reserve: (identity, requestId, plan, traceId, ownHold) => (ownHold ? deps.spend.reserve : deps.spend.admit).call(deps.spend, identity, requestId, callBounds(deps.router, plan), traceId),
+      release: (identity, hold, traceId) => deps.spend.giveBack(identity, hold, traceId),
     },
     router: { attempt: (plan, send, log) => deps.router.attempt(plan.model, send, plan.serves, log) },
     usage: {

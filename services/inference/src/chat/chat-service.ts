@@ -78,8 +78,8 @@ export class ChatService {
   }
 
   /** Holds the call's worst case under `requestId` (idempotent: an async job's re-runs hold once). */
-  reserve(id: Identity, requestId: string, { req, model }: { req: ChatCompletionRequest; model: CatalogModel }, traceId: string): Promise<void> {
-    return this.deps.spend.reserve(id, requestId, callBounds(this.deps.router, plan(req, model, routesHonouring(req, model, this.deps.router))), traceId);
+  async reserve(id: Identity, requestId: string, { req, model }: { req: ChatCompletionRequest; model: CatalogModel }, traceId: string): Promise<void> {
+    await this.deps.spend.reserve(id, requestId, callBounds(this.deps.router, plan(req, model, routesHonouring(req, model, this.deps.router))), traceId);
   }
 
   /** Drops the hold of a call that will not run (a cancelled queued job). */

@@ -57,7 +57,12 @@ describe('NativeService.countTokens', () => {
     return new NativeService({
       models: new ModelDirectory(catalog), translators, logger,
       router: new DeploymentRouter(catalog, createChatProvider, { SIM_KEY: 'k' }, logger),
-      spend: { reserve: async () => { spent.push('reserve'); }, release: () => { spent.push('release'); } },
+      spend: {
+        admit: async () => { spent.push('reserve'); return { holdId: 'h', micros: 1, grant: true }; },
+        reserve: async () => { spent.push('reserve'); return { holdId: 'h', micros: 1, grant: false }; },
+        release: () => { spent.push('release'); },
+        giveBack: () => { spent.push('release'); },
+      },
       usage: { record: () => spent.push('usage'), openStream: () => { throw new Error('no stream'); } } as never,
     });
   }

@@ -9,7 +9,10 @@ import { createBus, type Bus } from '@gw/bus';
 import { createLogger, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type GatewayError, type Identity, type RunningService } from '@gw/platform';
 import { billingProto, TOPICS, type BillingServiceClient, type UsageEvent } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
+import { PriceBook, readCatalog } from '@gw/catalog';
+import type { CallHold } from '@gw/billed-call';
 import { SpendGuard, type CallBounds } from './spend-guard';
+import { SpendGrants } from './spend-grants';
 
 const logger = createLogger('spend-guard-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -30,6 +33,9 @@ const SEEDS = [
   { id: 'acct_bounds', wallet_usd: '10' },
   { id: 'acct_one_call', wallet_usd: '0.000150' }, // 150 micros: one call of at most 100
   { id: 'acct_release', wallet_usd: '10' },
+  { id: 'acct_grants', wallet_usd: '10' },
+  { id: 'acct_grant_settle', wallet_usd: '10' },
+  { id: 'acct_grant_edge', wallet_usd: '0.000150' },
 ];
 /** Billing's allowance in this suite: the most a burst may take past a limit. */
 const ALLOWANCE_MICROS = 10;
@@ -93,8 +99,9 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     ((await billingStore.collection<{ _id: string; held_micros: number }>('accounts').findOne({ _id: accountId }))?.held_micros) ?? 0;
 
   /** What the chat path publishes for a finished call costing `micros` (prompt tokens at one micro each). */
-  async function report(requestIdOfCall: string, accountId: string, keyHash: string, micros: number): Promise<void> {
+  async function report(requestIdOfCall: string, accountId: string, keyHash: string, micros: number, hold?: CallHold): Promise<void> {
     const event: Partial<UsageEvent> = {
+      ...(hold?.grant ? { hold_id: hold.holdId, hold_micros: hold.micros } : {}),
       request_id: requestIdOfCall, account_id: accountId, key_hash: keyHash, model: 'test/chat', provider: 'sim',
       deployment: 'dep-chat', api_type: 'chat', status: 'succeeded', created_at_ms: Date.now(),
       usage: { prompt_tokens: micros, completion_tokens: 0, total_tokens: micros } as UsageEvent['usage'],
@@ -103,7 +110,7 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
   }
 
   // The class is asserted, not the status: a typed error keeps its class across gRPC.
-  const outcome = (p: Promise<void>) => p.then(() => 'allowed', (err: GatewayError) => `${err.constructor.name} ${err.code}`);
+  const outcome = (p: Promise<unknown>) => p.then(() => 'allowed', (err: GatewayError) => `${err.constructor.name} ${err.code}`);
 
   async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
     const deadline = Date.now() + 10_000;
@@ -172,5 +179,66 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
     await g.reserve(id, served, call(99), 't');
     await new Promise((r) => setTimeout(r, 200));
     expect(await held('acct_release')).toBe(100);
+  });
+
+  describe('spend grants: calls admitted locally against one hold per key', () => {
+    const grantsOf: SpendGrants[] = [];
+    afterAll(async () => { await Promise.all(grantsOf.map((g) => g.close())); });
+    const grants = (maxGrantMicros = 1_000_000) => {
+      const g = new SpendGrants(guard(), PriceBook.fromCatalog(readCatalog(join(dir, 'catalog.json'))), { maxGrantMicros, callsPerGrant: 256, lifetimeMs: 60_000 }, logger);
+      grantsOf.push(g);
+      return g;
+    };
+    const holdsOf = async (accountId: string) =>
+      (await billingStore.collection<{ _id: string; holds: Record<string, { micros: number; retired?: boolean }> }>('accounts').findOne({ _id: accountId }))?.holds ?? {};
+
+    it('twenty calls hold once in billing, each priced like its own hold would be', async () => {
+      const g = grants();
+      const id = identity('acct_grants');
+      const taken = await Promise.all(Array.from({ length: 20 }, () => g.admit(id, requestId(), call(99), 't')));
+      expect(new Set(taken.map((h) => h.holdId)).size).toBe(1);
+      expect(taken.every((h) => h.grant && h.micros === 100)).toBe(true);
+      const holds = await holdsOf('acct_grants');
+      expect(Object.keys(holds)).toEqual([taken[0].holdId]);
+      // Sized for 256 such calls, held as one amount.
+      expect(holds[taken[0].holdId].micros).toBe(25_600);
+    });
+
+    it('a key limit holds across instances: 50 calls through two instances admit at most limit + allowance', async () => {
+      const [a, b] = [grants(), grants()];
+      const limited = identity('acct_rich', hash(0xb2), 500);
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => outcome((i % 2 ? a : b).admit(limited, requestId(), call(99), 't'))));
+      const admitted = results.filter((r) => r === 'allowed').length;
+      // 100 micros each: a grant takes what is left (never the allowance), so at most 5 calls fit in 500.
+      expect(admitted).toBeLessThanOrEqual(5);
+      expect(admitted).toBeGreaterThanOrEqual(4);
+      expect(new Set(results.filter((r) => r !== 'allowed'))).toEqual(new Set(['PaymentRequiredError key_limit_exceeded']));
+    });
+
+    it('near the balance a grant shrinks to the call: 150 micros admit one call of 100, as holds per call would', async () => {
+      const g = grants();
+      const id = identity('acct_grant_edge');
+      expect(await outcome(g.admit(id, requestId(), call(99), 't'))).toBe('allowed');
+      expect(await outcome(g.admit(id, requestId(), call(99), 't'))).toBe('PaymentRequiredError insufficient_balance');
+    });
+
+    it('usage settles each call\'s share; a failed call gives its share back; retiring leaves nothing held', async () => {
+      const g = grants();
+      const id = identity('acct_grant_settle');
+      const calls = await Promise.all(Array.from({ length: 3 }, async () => {
+        const rid = requestId();
+        return { rid, hold: await g.admit(id, rid, call(99), 't') };
+      }));
+      const grantId = calls[0].hold.holdId;
+      g.giveBack(id, calls[2].hold, 't');
+      await report(calls[0].rid, 'acct_grant_settle', id.keyHash, 30, calls[0].hold);
+      await eventually('the first share to settle', async () => (await holdsOf('acct_grant_settle'))[grantId]?.micros === 25_600 - 100);
+      await g.close();
+      // Retired: what no call used went back; the second call's share stays held until its usage lands.
+      await eventually('the retirement', async () => (await held('acct_grant_settle')) === 100);
+      expect((await holdsOf('acct_grant_settle'))[grantId]).toEqual(expect.objectContaining({ micros: 100, retired: true }));
+      await report(calls[1].rid, 'acct_grant_settle', id.keyHash, 40, calls[1].hold);
+      await eventually('the last share to drop the grant', async () => (await held('acct_grant_settle')) === 0 && !(grantId in await holdsOf('acct_grant_settle')));
+    });
   });
 });

@@ -29,7 +29,7 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
     return j;
   };
   const stream = (overrides: Partial<OpenCallStart> = {}): OpenCallStart => ({
-    requestId: newRequestId(), accountId: 'acct_j', keyHash: 'ab'.repeat(32), model: 'test/chat', apiType: 'chat', startedAt: clock,
+    requestId: newRequestId(), hold: { holdId: 'grant-journal', micros: 7, grant: true }, accountId: 'acct_j', keyHash: 'ab'.repeat(32), model: 'test/chat', apiType: 'chat', startedAt: clock,
     promptChars: 40, ...overrides,
   });
   /** A stream whose request went to deployment `dep-1`. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CallHold } from '@gw/billed-call';
 import type { TypedPublisher } from '@gw/bus';
 import type { Logger } from '@gw/platform';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
@@ -31,10 +32,14 @@ export interface OpenCallDoc extends Doc {
   provider_response_id: string;
   served_model: string;
   checkpoint_at_ms: number;
+  /** The spend grant the call runs under and its share (absent: its hold, if any, is its own). */
+  hold_id?: string;
+  hold_micros?: number;
 }
 
 export interface OpenCallStart {
   requestId: string;
+  hold: CallHold;
   accountId: string;
   keyHash: string;
   model: string;
@@ -147,6 +152,7 @@ export class OpenCallJournal {
         provider_response_id: '',
         served_model: '',
         checkpoint_at_ms: now,
+        ...(start.hold.grant ? { hold_id: start.hold.holdId, hold_micros: start.hold.micros } : {}),
       });
       this.live.add(start.requestId);
       return true;
@@ -299,5 +305,7 @@ export function estimatedUsageEvent(doc: OpenCallDoc): UsageEvent {
     generation_time_ms: Math.max(0, doc.checkpoint_at_ms - doc.sent_at_ms),
     created_at_ms: doc.started_at_ms,
     usage_estimated: true,
+    hold_id: doc.hold_id ?? '',
+    hold_micros: doc.hold_micros ?? 0,
   };
 }

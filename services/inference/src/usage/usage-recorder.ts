@@ -1,3 +1,4 @@
+import type { CallHold } from '@gw/billed-call';
 import type { TypedPublisher } from '@gw/bus';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
@@ -6,6 +7,7 @@ import type { OpenCall, OpenCallJournal, OpenCallStart } from './open-call-journ
 
 export interface CallRecord {
   requestId: string;
+  hold: CallHold;
   accountId: string;
   keyHash: string;
   model: string;
@@ -59,6 +61,8 @@ export class UsageRecorder {
       generation_time_ms: now - call.firstByteAt,
       created_at_ms: call.startedAt,
       usage_estimated: false,
+      hold_id: call.hold.grant ? call.hold.holdId : '',
+      hold_micros: call.hold.grant ? call.hold.micros : 0,
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
   }

@@ -56,14 +56,16 @@ export interface BillingServiceClient extends grpc.Client {
   preauthorize(argument: _gateway_billing_v1_PreauthorizeRequest, callback: grpc.requestCallback<_gateway_billing_v1_PreauthorizeResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * Drops the hold of a call that ended without usage (nothing billed). Releasing an absent hold is a no-op.
+   * Drops the hold of a call that ended without usage (nothing billed), or retires a spend grant. Releasing
+   * an absent hold is a no-op.
    */
   Release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   Release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   Release(argument: _gateway_billing_v1_ReleaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   Release(argument: _gateway_billing_v1_ReleaseRequest, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   /**
-   * Drops the hold of a call that ended without usage (nothing billed). Releasing an absent hold is a no-op.
+   * Drops the hold of a call that ended without usage (nothing billed), or retires a spend grant. Releasing
+   * an absent hold is a no-op.
    */
   release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   release(argument: _gateway_billing_v1_ReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
@@ -75,6 +77,9 @@ export interface BillingServiceClient extends grpc.Client {
    * in one atomic step, before the provider is called. Idempotent per request_id. The usage event of that
    * request_id settles the hold to the real charge. Refusal is FAILED_PRECONDITION carrying the 402 error
    * (insufficient_balance or key_limit_exceeded).
+   * With grant_micros, the hold is a spend grant: one hold (under request_id, the grant's id) that the caller
+   * spends many calls against without asking again; each call's usage event names the grant (hold_id) and
+   * its share (hold_micros), and its posting settles that share.
    */
   Reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
   Reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
@@ -85,6 +90,9 @@ export interface BillingServiceClient extends grpc.Client {
    * in one atomic step, before the provider is called. Idempotent per request_id. The usage event of that
    * request_id settles the hold to the real charge. Refusal is FAILED_PRECONDITION carrying the 402 error
    * (insufficient_balance or key_limit_exceeded).
+   * With grant_micros, the hold is a spend grant: one hold (under request_id, the grant's id) that the caller
+   * spends many calls against without asking again; each call's usage event names the grant (hold_id) and
+   * its share (hold_micros), and its posting settles that share.
    */
   reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
   reserve(argument: _gateway_billing_v1_ReserveRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_ReserveResponse__Output>): grpc.ClientUnaryCall;
@@ -108,7 +116,8 @@ export interface BillingServiceHandlers extends grpc.UntypedServiceImplementatio
   Preauthorize: grpc.handleUnaryCall<_gateway_billing_v1_PreauthorizeRequest__Output, _gateway_billing_v1_PreauthorizeResponse>;
   
   /**
-   * Drops the hold of a call that ended without usage (nothing billed). Releasing an absent hold is a no-op.
+   * Drops the hold of a call that ended without usage (nothing billed), or retires a spend grant. Releasing
+   * an absent hold is a no-op.
    */
   Release: grpc.handleUnaryCall<_gateway_billing_v1_ReleaseRequest__Output, _gateway_billing_v1_ReleaseResponse>;
   
@@ -117,6 +126,9 @@ export interface BillingServiceHandlers extends grpc.UntypedServiceImplementatio
    * in one atomic step, before the provider is called. Idempotent per request_id. The usage event of that
    * request_id settles the hold to the real charge. Refusal is FAILED_PRECONDITION carrying the 402 error
    * (insufficient_balance or key_limit_exceeded).
+   * With grant_micros, the hold is a spend grant: one hold (under request_id, the grant's id) that the caller
+   * spends many calls against without asking again; each call's usage event names the grant (hold_id) and
+   * its share (hold_micros), and its posting settles that share.
    */
   Reserve: grpc.handleUnaryCall<_gateway_billing_v1_ReserveRequest__Output, _gateway_billing_v1_ReserveResponse>;
   

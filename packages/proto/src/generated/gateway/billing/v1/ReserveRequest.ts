@@ -24,6 +24,11 @@ export interface ReserveRequest {
    */
   'prompt_tokens'?: (number | string | Long);
   'max_output_tokens'?: (number | string | Long);
+  /**
+   * A spend grant of up to this much (at least the call's worst case, capped by what the account and key
+   * have left); 0 holds exactly the call's worst case.
+   */
+  'grant_micros'?: (number | string | Long);
 }
 
 export interface ReserveRequest__Output {
@@ -48,4 +53,9 @@ export interface ReserveRequest__Output {
    */
   'prompt_tokens': (number);
   'max_output_tokens': (number);
+  /**
+   * A spend grant of up to this much (at least the call's worst case, capped by what the account and key
+   * have left); 0 holds exactly the call's worst case.
+   */
+  'grant_micros': (number);
 }

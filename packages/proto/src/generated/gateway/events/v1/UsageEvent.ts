@@ -51,6 +51,12 @@ export interface UsageEvent {
    * gateway's estimate of what was generated (recovered from its open-call journal).
    */
   'usage_estimated'?: (boolean);
+  /**
+   * The spend hold the call ran under when it is not its own (a spend grant), and the call's share of it,
+   * which the posting of this event settles. Empty: the hold, if any, is under request_id.
+   */
+  'hold_id'?: (string);
+  'hold_micros'?: (number | string | Long);
 }
 
 /**
@@ -101,4 +107,10 @@ export interface UsageEvent__Output {
    * gateway's estimate of what was generated (recovered from its open-call journal).
    */
   'usage_estimated': (boolean);
+  /**
+   * The spend hold the call ran under when it is not its own (a spend grant), and the call's share of it,
+   * which the posting of this event settles. Empty: the hold, if any, is under request_id.
+   */
+  'hold_id': (string);
+  'hold_micros': (number);
 }
