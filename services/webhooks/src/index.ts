@@ -1,0 +1,2 @@
+export { startWebhooksService, type WebhooksServiceOptions } from './app';
+export { loadWebhooksConfig, webhooksConfigSchema, type WebhooksConfig } from './config';
