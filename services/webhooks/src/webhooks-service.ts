@@ -79,9 +79,10 @@ export class WebhooksService {
   /** Where the account's callbacks go and who can verify them: a management key's decision. */
   async putSettings(caller: Caller, input: PutSettingsInput): Promise<SettingsView & { secret?: string }> {
     if (!caller.isManagement) throw new PermissionError('Changing the webhook settings needs a management key');
-    if (input.url !== null) await checkOutboundUrl(input.url, { ...this.deps.policy, param: 'url' });
+    // Stored as the URL parser spells it (e.g. a decimal IPv4 host in dotted form), so the log shows what is called.
+    const url = input.url === null ? null : (await checkOutboundUrl(input.url, { ...this.deps.policy, param: 'url' })).url.href;
     const secret = input.rotate_secret ? newSigningSecret() : null;
-    const doc = await this.deps.settings.put(caller.accountId, input.url, secret === null ? null : this.deps.secrets.seal(secret), this.now());
+    const doc = await this.deps.settings.put(caller.accountId, url, secret === null ? null : this.deps.secrets.seal(secret), this.now());
     return secret === null ? view(doc) : { ...view(doc), secret };
   }
 
