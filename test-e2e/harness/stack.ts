@@ -13,7 +13,7 @@ import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
-export type ServiceName = 'billing' | 'keys' | 'inference' | 'edge';
+export type ServiceName = 'billing' | 'keys' | 'inference' | 'webhooks' | 'edge';
 
 /** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
 const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
@@ -66,6 +66,7 @@ export interface InternalAddresses {
   inferenceURL: string;
   keysURL: string;
   billingURL: string;
+  webhooksURL: string;
   edgeAdminURL: string;
   keysGrpc: string;
   billingGrpc: string;
@@ -127,8 +128,8 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
 
 /** The ports of the services, free right now. */
 async function freeServicePorts() {
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
-  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp };
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, webhooksHttp] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
+  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, webhooksHttp };
 }
 
 type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
@@ -138,6 +139,7 @@ function internalAddresses(p: ServicePorts): InternalAddresses {
     inferenceURL: `http://127.0.0.1:${p.inferenceHttp}`,
     keysURL: `http://127.0.0.1:${p.keysHttp}`,
     billingURL: `http://127.0.0.1:${p.billingHttp}`,
+    webhooksURL: `http://127.0.0.1:${p.webhooksHttp}`,
     edgeAdminURL: `http://127.0.0.1:${p.edgeAdmin}`,
     keysGrpc: `127.0.0.1:${p.keysGrpc}`,
     billingGrpc: `127.0.0.1:${p.billingGrpc}`,
@@ -161,11 +163,13 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     BILLING_HTTP_PORT: String(p.billingHttp),
     BILLING_GRPC_PORT: String(p.billingGrpc),
     INFERENCE_HTTP_PORT: String(p.inferenceHttp),
+    WEBHOOKS_HTTP_PORT: String(p.webhooksHttp),
     KEYS_GRPC_ADDR: `127.0.0.1:${p.keysGrpc}`,
     BILLING_GRPC_ADDR: `127.0.0.1:${p.billingGrpc}`,
     KEYS_HTTP_URL: `http://127.0.0.1:${p.keysHttp}`,
     BILLING_HTTP_URL: `http://127.0.0.1:${p.billingHttp}`,
     INFERENCE_HTTP_URL: `http://127.0.0.1:${p.inferenceHttp}`,
+    WEBHOOKS_HTTP_URL: `http://127.0.0.1:${p.webhooksHttp}`,
   };
 }
 
@@ -209,6 +213,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   run('billing', 'services/billing/src/main.ts');
   run('keys', 'services/keys/src/main.ts');
   run('inference', 'services/inference/src/main.ts');
+  run('webhooks', 'services/webhooks/src/main.ts');
   run('edge', 'services/edge/src/main.ts');
   const second = opts.secondInference ? await startSecondInference(run, opts.secondInference.env) : null;
   const stopAll = async () => {
@@ -223,6 +228,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     billing: `http://127.0.0.1:${ports.billingHttp}/readyz`,
     keys: `http://127.0.0.1:${ports.keysHttp}/readyz`,
     inference: `http://127.0.0.1:${ports.inferenceHttp}/readyz`,
+    webhooks: `http://127.0.0.1:${ports.webhooksHttp}/readyz`,
     edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
   };
   const allReady = [...Object.values(readyUrl), ...(second?.readyUrls ?? [])];
@@ -320,7 +326,7 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
 }
 
 function tails(dir: string): string {
-  return ['simulator', 'billing', 'keys', 'inference', 'edge'].map((n) => {
+  return ['simulator', 'billing', 'keys', 'inference', 'webhooks', 'edge'].map((n) => {
     try {
       const lines = readFileSync(path.join(dir, `${n}.log`), 'utf8').trim().split('\n');
       return `--- ${n} ---\n${lines.slice(-15).join('\n')}`;

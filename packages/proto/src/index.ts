@@ -36,17 +36,20 @@ export type { KeyUsage, KeyUsage__Output } from './generated/gateway/billing/v1/
 import type { UsageEvent__Output } from './generated/gateway/events/v1/UsageEvent';
 import type { BalanceChanged__Output } from './generated/gateway/events/v1/BalanceChanged';
 import type { KeyChanged__Output } from './generated/gateway/events/v1/KeyChanged';
+import type { CallbackRequested__Output } from './generated/gateway/events/v1/CallbackRequested';
 export type { UsageEvent__Output as UsageEvent } from './generated/gateway/events/v1/UsageEvent';
 export type { Usage__Output as EventUsage } from './generated/gateway/events/v1/Usage';
 export type { BalanceChanged__Output as BalanceChanged } from './generated/gateway/events/v1/BalanceChanged';
 export type { KeySpend__Output as KeySpend } from './generated/gateway/events/v1/KeySpend';
 export type { KeyChanged__Output as KeyChanged } from './generated/gateway/events/v1/KeyChanged';
+export type { CallbackRequested__Output as CallbackRequested } from './generated/gateway/events/v1/CallbackRequested';
 
 /** Bus topics (each carries the JSON encoding of one events.proto message, see TopicMessages). */
 export const TOPICS = {
   usage: 'gateway.usage.v1',
   balance: 'gateway.balance.v1',
   keys: 'gateway.keys.v1',
+  callbacks: 'gateway.callbacks.v1',
 } as const;
 
 /** Each topic's message type: services narrow their bus to it (`TypedBus<TopicMessages>` in @gw/bus). */
@@ -54,6 +57,7 @@ export interface TopicMessages {
   [TOPICS.usage]: UsageEvent__Output;
   [TOPICS.balance]: BalanceChanged__Output;
   [TOPICS.keys]: KeyChanged__Output;
+  [TOPICS.callbacks]: CallbackRequested__Output;
 }
 export type { PreauthorizeRequest } from './generated/gateway/billing/v1/PreauthorizeRequest';
 export type { PreauthorizeResponse__Output as PreauthorizeResult } from './generated/gateway/billing/v1/PreauthorizeResponse';

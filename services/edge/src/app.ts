@@ -52,6 +52,7 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
       inference: upstream('inference', config.INFERENCE_HTTP_URL),
       keys: upstream('keys', config.KEYS_HTTP_URL),
       billing: upstream('billing', config.BILLING_HTTP_URL),
+      webhooks: upstream('webhooks', config.WEBHOOKS_HTTP_URL),
     };
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).

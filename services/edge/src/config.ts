@@ -11,6 +11,7 @@ export const edgeConfigSchema = z.object({
   KEYS_HTTP_URL: z.string().url().default('http://127.0.0.1:8081'),
   BILLING_HTTP_URL: z.string().url().default('http://127.0.0.1:8082'),
   INFERENCE_HTTP_URL: z.string().url().default('http://127.0.0.1:8083'),
+  WEBHOOKS_HTTP_URL: z.string().url().default('http://127.0.0.1:8086'),
   /** Largest request body accepted, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Authenticated keys are cached this long; key-change events drop entries sooner. */

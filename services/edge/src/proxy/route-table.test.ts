@@ -18,6 +18,9 @@ describe('matchRoute', () => {
     ['/v1/billing/balance', { upstream: 'billing', auth: 'required' }],
     ['/v1/billing/requests/br-1', { upstream: 'billing', auth: 'required' }],
     ['/v1/billing/requests/resp/with/slashes', { upstream: 'billing', auth: 'required' }],
+    ['/v1/webhooks/settings', { upstream: 'webhooks', auth: 'required', allowXApiKey: false }],
+    ['/v1/webhooks/test', { upstream: 'webhooks', auth: 'required' }],
+    ['/v1/webhooks/deliveries', { upstream: 'webhooks', auth: 'required' }],
   ])('%s -> %o', (path, expected) => {
     expect(matchRoute(path)).toMatchObject(expected);
   });
@@ -40,6 +43,8 @@ describe('matchRoute', () => {
     '/v1/keyring',
     '/v1/billing',
     '/v1/billingX/balance',
+    '/v1/webhooks',
+    '/v1/webhooksX/settings',
     '/livez',
     '/readyz',
     '/metrics',
