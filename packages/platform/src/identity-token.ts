@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { randomText } from './ids';
 import { z } from 'zod';
 import { AuthenticationError, UnavailableError } from './errors';
 import type { Identity } from './identity';
@@ -79,7 +80,7 @@ export class IdentitySigner {
   mint(binding: RequestBinding, identity: Identity | null, traceId: string): string {
     const issuedAt = this.now();
     const claims: IdentityClaims = {
-      identity, traceId, issuer: this.issuer, nonce: randomBytes(16).toString('base64url'),
+      identity, traceId, issuer: this.issuer, nonce: randomText(16, 'base64url'),
       issuedAt, expiresAt: issuedAt + this.ttlMs, method: binding.method, path: binding.path,
     };
     const body = `${VERSION}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;

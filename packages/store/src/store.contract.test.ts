@@ -242,6 +242,23 @@ describe.each([
       expect(await users.updateMany({ tier: 'none' }, { $set: { tier: 'basic' } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
       expect(ids(await users.find({ tier: 'basic' }, { sort: { n: 1 } }))).toEqual(['u1', 'u5']);
     });
+
+    it('sets scalar fields on many documents: only those that change count as modified, field order and the rest kept', async () => {
+      const marks = store.collection<Doc & { batch: string; state: string; at?: number | null; ok?: boolean; nested?: { a: number } }>('marks');
+      await marks.insertMany([
+        { _id: 'm1', batch: 'b1', state: 'open', nested: { a: 1 } },
+        { _id: 'm2', batch: 'b1', state: 'done', at: 5, ok: true },
+        { _id: 'm3', batch: 'b2', state: 'open' },
+      ]);
+      await marks.updateOne({ _id: 'm2' }, { $set: { at: 7 } });
+      expect(await marks.updateMany({ batch: 'b1' }, { $set: { state: 'done', at: 7, ok: true } })).toEqual({ matched: 2, modified: 1, upsertedId: null });
+      const m1 = await marks.findOne({ _id: 'm1' });
+      expect(m1).toEqual({ _id: 'm1', batch: 'b1', state: 'done', nested: { a: 1 }, at: 7, ok: true });
+      expect(Object.keys(m1!)).toEqual(['_id', 'batch', 'state', 'nested', 'at', 'ok']);
+      expect(await marks.updateMany({ batch: 'b1' }, { $set: { at: null, ok: false } })).toEqual({ matched: 2, modified: 2, upsertedId: null });
+      expect(await marks.find({ at: null, ok: false }, { sort: { _id: 1 } })).toHaveLength(2);
+      expect(await marks.findOne({ _id: 'm3' })).toEqual({ _id: 'm3', batch: 'b2', state: 'open' });
+    });
   });
 
   describe('upsert', () => {

@@ -54,7 +54,8 @@ export function ledgerCollection(store: Store): Collection<LedgerEntry> {
 
 export async function ensureLedgerIndexes(ledger: Collection<LedgerEntry>): Promise<void> {
   await ledger.ensureIndex({ fields: { provider_response_id: 1 } });
-  await ledger.ensureIndex({ fields: { posting_id: 1 } });
+  // With the state, a posting's mark as applied is decided (and, on the embedded engine, done) in the index alone.
+  await ledger.ensureIndex({ fields: { posting_id: 1, state: 1 } });
 }
 
 export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFactorPpm: number, postingId: string, nowMs: number): LedgerEntry {

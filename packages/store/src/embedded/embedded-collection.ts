@@ -50,6 +50,17 @@ function meetsArray(doc: unknown, segments: string[]): boolean {
   return false;
 }
 
+/** The update as `[field, value]` pairs when it only `$set`s top-level fields to JSON scalars; otherwise null. */
+function topLevelScalarSets(changes: ReturnType<typeof planUpdate>): [string, unknown][] | null {
+  const sets: [string, unknown][] = [];
+  for (const c of changes) {
+    const scalar = c.value === null || typeof c.value === 'string' || typeof c.value === 'boolean' || (typeof c.value === 'number' && Number.isFinite(c.value));
+    if (c.operator !== '$set' || c.segments.length !== 1 || c.path === '_id' || !isPlainPath(c.path) || !scalar) return null;
+    sets.push([c.path, c.value]);
+  }
+  return sets;
+}
+
 /**
  * A collection on the embedded engine: a table of (`id`, `doc` as JSON text) rows in insertion order, with
  * SQLite expression indexes for `ensureIndex`. Filters run as SQL where they translate exactly (see
@@ -143,7 +154,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const changes = planUpdate(update);
+    const scalarSets = topLevelScalarSets(changes);
     return this.mutate(() => {
+      const inSql = scalarSets && this.updateInSql(filter, scalarSets);
+      if (inSql) return inSql;
       const rows = this.select(filter, undefined, 0, Infinity);
       let modified = 0;
       for (const { rowid, doc } of rows) {
@@ -182,6 +196,26 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       for (const row of rows) del.run(row.rowid);
       return rows.length;
     });
+  }
+
+  /**
+   * `$set` of top-level scalar fields on every match of a filter SQL decides exactly, done by SQLite's
+   * `json_set` without reading a document into JS (a bulk state mark, say). Null when it does not apply.
+   * As in MongoDB, a document whose fields already hold the values matches but is not modified.
+   */
+  private updateInSql(filter: Filter, sets: [string, unknown][]): UpdateResult | null {
+    this.ready();
+    const sql = translateFilter(filter, this.translatable);
+    if (!sql.exact) return null;
+    compileFilter(filter); // refuses what MongoDB would refuse, as the matcher path does
+    const matched = (this.db.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${sql.where}`).get(...sql.params) as { n: number }).n;
+    if (matched === 0) return { matched: 0, modified: 0, upsertedId: null };
+    const values = sets.map(([, v]) => JSON.stringify(v));
+    const assignments = sets.map(([field]) => `${jsonPath(field)}, json(?)`).join(', ');
+    const unchanged = sets.map(([field]) => `(doc -> ${jsonPath(field)}) IS ?`).join(' AND ');
+    const res = this.db.statement(`UPDATE ${this.table} SET doc = json_set(doc, ${assignments}) WHERE (${sql.where}) AND NOT (${unchanged})`)
+      .run(...values, ...sql.params, ...values);
+    return { matched, modified: Number(res.changes), upsertedId: null };
   }
 
   /** The first match updated in place, or an upserted document; one atomic step. */
