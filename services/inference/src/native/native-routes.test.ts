@@ -70,7 +70,8 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   let server: Server;
   let base: string;
   const records: CallRecord[] = [];
-  const reserve = jest.fn(async () => undefined);
+  // Every native call is admitted against the key's spend grant (no request id of its own was made earlier).
+  const admit = jest.fn(async () => ({ holdId: 'grant-native', micros: 1, grant: true }));
 
   beforeAll(async () => {
     [openai, anthropic, slow] = await Promise.all([startOpenAISimulator(), startAnthropicSimulator(), startSlowResponsesUpstream(300)]);
@@ -80,7 +81,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
       { maxRetries: 0, backoffMs: 0, maxBackoffMs: 0, failuresBeforeCooldown: 100, cooldownMs: 1 });
     const native = new NativeService({
       models: new ModelDirectory(catalog), router, translators, logger,
-      spend: { reserve, releasedOnFailure: (_id: unknown, _requestId: unknown, _trace: unknown, call: () => unknown) => call(), release: () => undefined } as never,
+      spend: { admit, giveBack: () => undefined } as never,
       usage: {
         record: (call: CallRecord) => { records.push(call); },
         openStream: () => ({ sendingTo: async () => undefined, noteOutput: () => undefined, close: () => undefined, discard: () => undefined }),
@@ -117,7 +118,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     expect(requestId).toMatch(/^br-/);
     const body = await jsonOf(res);
     expect(body).toMatchObject({ object: 'response', model: 'gpt-4o-mini-2026-01-01', output_text: 'Echo: hello there', store: false });
-    expect(reserve).toHaveBeenCalledWith(IDENTITY, requestId, expect.objectContaining({ maxOutputTokens: null, choices: 1 }), expect.any(String));
+    expect(admit).toHaveBeenCalledWith(IDENTITY, requestId, expect.objectContaining({ maxOutputTokens: null, choices: 1 }), expect.any(String));
     expect(records).toEqual([expect.objectContaining({
       requestId, apiType: 'responses', model: 'test/echo', providerName: 'openai', providerResponseId: body.id, servedModel: body.model,
       streamed: false, cancelled: false, usage: expect.objectContaining({ prompt_tokens: 2, completion_tokens: 3, input_tokens: 2, output_tokens: 3 }),
@@ -130,7 +131,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     const events = (await res.text()).split('\n\n').filter(Boolean).map((b) => b.split('\n')[0]);
     expect(events[0]).toBe('event: message_start');
     expect(events.at(-1)).toBe('event: message_stop');
-    expect(reserve).toHaveBeenCalledWith(IDENTITY, res.headers.get('x-request-id'), expect.objectContaining({ maxOutputTokens: 50 }), expect.any(String));
+    expect(admit).toHaveBeenCalledWith(IDENTITY, res.headers.get('x-request-id'), expect.objectContaining({ maxOutputTokens: 50 }), expect.any(String));
     expect(await recorded()).toEqual([expect.objectContaining({
       requestId: res.headers.get('x-request-id'), apiType: 'messages', streamed: true, cancelled: false,
       providerResponseId: expect.stringMatching(/^msg_/), usage: expect.objectContaining({ completion_tokens: expect.any(Number) }),
