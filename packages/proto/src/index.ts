@@ -4,6 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type { ProtoGrpcType as HealthProto } from './generated/health';
 import type { ProtoGrpcType as KeysProto } from './generated/keys';
 import type { ProtoGrpcType as BillingProto } from './generated/billing';
+import type { ProtoGrpcType as InferenceProto } from './generated/inference';
 
 /**
  * Runtime loading of the contracts in `protos/` with the same options the types were generated with
@@ -26,6 +27,7 @@ function load<T>(file: string): T {
 export const healthProto = load<HealthProto>('grpc/health/v1/health.proto');
 export const keysProto = load<KeysProto>('gateway/keys/v1/keys.proto');
 export const billingProto = load<BillingProto>('gateway/billing/v1/billing.proto');
+export const inferenceProto = load<InferenceProto>('gateway/inference/v1/inference.proto');
 
 export type { HealthClient, HealthHandlers } from './generated/grpc/health/v1/Health';
 export type { KeysServiceClient, KeysServiceHandlers } from './generated/gateway/keys/v1/KeysService';
@@ -65,3 +67,10 @@ export type { ReserveRequest } from './generated/gateway/billing/v1/ReserveReque
 export type { ReserveResponse__Output as ReserveResult } from './generated/gateway/billing/v1/ReserveResponse';
 export type { ReleaseRequest } from './generated/gateway/billing/v1/ReleaseRequest';
 export type { ReleaseResponse__Output as ReleaseResult } from './generated/gateway/billing/v1/ReleaseResponse';
+export type { InferenceClient, InferenceHandlers } from './generated/gateway/inference/v1/Inference';
+export type { CreateChatCompletionRequest__Output as CreateChatCompletionRequest } from './generated/gateway/inference/v1/CreateChatCompletionRequest';
+export type { CreateChatCompletionResponse__Output as CreateChatCompletionResponse } from './generated/gateway/inference/v1/CreateChatCompletionResponse';
+export type { StreamChatCompletionRequest__Output as StreamChatCompletionRequest } from './generated/gateway/inference/v1/StreamChatCompletionRequest';
+export type { StreamChatCompletionResponse__Output as StreamChatCompletionResponse } from './generated/gateway/inference/v1/StreamChatCompletionResponse';
+export type { Usage__Output as InferenceUsage } from './generated/gateway/inference/v1/Usage';
+export type { Cost__Output as InferenceCost } from './generated/gateway/inference/v1/Cost';
