@@ -30,6 +30,17 @@ export const E2E_CLAUDE_MODEL = 'e2e/claude-echo';
 export const E2E_NATIVE_DROP_MODEL = 'e2e/native-drop';
 export const E2E_NATIVE_ERROR_MODEL = 'e2e/native-error';
 
+/** Batches of these run on the simulator's provider batch APIs (OpenAI files + batches, Anthropic message batches). */
+export const E2E_BATCH_OPENAI_MODEL = 'e2e/batch-openai';
+export const E2E_BATCH_ANTHROPIC_MODEL = 'e2e/batch-anthropic';
+/** Provider batches of these end `expired` upstream: the first half of the lines answered, the rest `batch_expired`. */
+export const E2E_BATCH_EXPIRE_OPENAI_MODEL = 'e2e/batch-expire-openai';
+export const E2E_BATCH_EXPIRE_ANTHROPIC_MODEL = 'e2e/batch-expire-anthropic';
+/** A provider batch line's price: half of E2E_PRICE. */
+export const E2E_BATCH_PRICE = { prompt_per_million: '1.00', completion_per_million: '2.00' };
+/** A model whose template rules batches out (`supports_batch: false`), though its deployment has a native route. */
+export const E2E_NO_BATCH_MODEL = 'e2e/no-batch';
+
 /**
  * A catalogue routing the e2e models to the simulator on `simulatorPort` (every provider format on that one port)
  * and the slow model to the one on `slowSimulatorPort`.
@@ -78,7 +89,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
       updated_at: '2026-11-01T00:00:00Z',
       architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
       deployments: [{ id: 'e2e-trickle', provider: 'simulator', provider_model: 'sim-trickle', price: E2E_PRICE }],
-    }, ...slowModels(), ...nativeModels()],
+    }, ...slowModels(), ...nativeModels(), ...batchModels()],
   }, null, 2));
   return file;
 }
@@ -122,6 +133,23 @@ function nativeModels() {
     onBoth(E2E_NATIVE_DROP_MODEL, 'sim-drop'),
     onBoth(E2E_NATIVE_ERROR_MODEL, 'sim-error-500'),
     model(E2E_TRICKLE_MESSAGES_MODEL, [{ id: 'e2e-trickle-anthropic', provider: 'anthropic-simulator', provider_model: 'sim-trickle', price: E2E_PRICE }]),
+  ];
+}
+
+/** Models with a native batch route on the simulator (the `sim-batch-expire` provider model ends its batches expired). */
+function batchModels() {
+  const model = (id: string, provider: string, providerModel: string, extra: object = {}) => ({
+    id, name: id, owned_by: 'Gateway simulator', updated_at: '2026-11-01T00:00:00Z',
+    architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
+    ...extra,
+    deployments: [{ id: `${id.replace('/', '-')}`, provider, provider_model: providerModel, price: E2E_PRICE, native_batch: true, batch_price: E2E_BATCH_PRICE }],
+  });
+  return [
+    model(E2E_BATCH_OPENAI_MODEL, 'simulator', 'echo-chat'),
+    model(E2E_BATCH_ANTHROPIC_MODEL, 'anthropic-simulator', 'claude-echo'),
+    model(E2E_BATCH_EXPIRE_OPENAI_MODEL, 'simulator', 'sim-batch-expire'),
+    model(E2E_BATCH_EXPIRE_ANTHROPIC_MODEL, 'anthropic-simulator', 'sim-batch-expire'),
+    model(E2E_NO_BATCH_MODEL, 'simulator', 'echo-chat', { supports_batch: false }),
   ];
 }
 

@@ -1,3 +1,4 @@
 export * from './schema';
 export * from './load-catalog';
 export * from './pricing';
+export * from './batch-models';

@@ -30,6 +30,7 @@ describe('catalogue loading', () => {
       ['not JSON', '{', /Cannot read catalogue/],
       ['a price that is not a decimal', { ...base, models: [{ ...base.models[0], deployments: [{ ...base.models[0].deployments[0], price: { prompt_per_million: '1e-3', completion_per_million: '1' } }] }] }, /prompt_per_million/],
       ['an unknown provider', { ...base, models: [{ ...base.models[0], deployments: [{ ...base.models[0].deployments[0], provider: 'nope' }] }] }, /unknown provider nope/],
+      ['a native batch route without a batch price', { ...base, models: [{ ...base.models[0], deployments: [{ ...base.models[0].deployments[0], native_batch: true }] }] }, /native_batch but no batch_price/],
       ['a duplicate model id', { ...base, models: [base.models[0], base.models[0]] }, /Duplicate model id/],
     ];
     test.each(cases)('%s', (_name, content, message) => {

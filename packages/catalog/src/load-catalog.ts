@@ -38,6 +38,8 @@ function checkReferences(catalog: Catalog): void {
     for (const d of model.deployments) {
       if (!(d.provider in catalog.providers)) throw new Error(`Deployment ${d.id} names unknown provider ${d.provider}`);
       if (seenDeployments.has(d.id)) throw new Error(`Duplicate deployment id in catalogue: ${d.id}`);
+      // A native batch line must never be billed at a price nobody set.
+      if (d.native_batch === true && !d.batch_price) throw new Error(`Deployment ${d.id} has native_batch but no batch_price`);
       seenDeployments.add(d.id);
     }
   }

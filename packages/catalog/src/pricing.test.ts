@@ -108,6 +108,11 @@ describe('PriceBook', () => {
       id: 'm', deployments: [
         { id: 'dep-tokens', provider: 'sim', provider_model: 'x', weight: 1, price: { prompt_per_million: '0.50', completion_per_million: '1.50' } },
         { id: 'dep-fee', provider: 'sim', provider_model: 'y', weight: 1, price: { prompt_per_million: '3', completion_per_million: '15', per_request: '0.002' } },
+        {
+          id: 'dep-batch', provider: 'sim', provider_model: 'z', weight: 1, native_batch: true,
+          price: { prompt_per_million: '0.50', completion_per_million: '1.50' },
+          batch_price: { prompt_per_million: '0.25', completion_per_million: '0.75' },
+        },
       ],
     }],
   } as unknown as Catalog;
@@ -133,7 +138,27 @@ describe('PriceBook', () => {
     expect(book.worstCaseListMicros(['nope'], bounds)).toBe(0);
   });
 
+  test.each([
+    // [deployment, tier, usage, factor ppm, list, charged]
+    ['dep-batch', 'standard', { prompt_tokens: 1000, completion_tokens: 1000 }, 1_000_000, 2_000, 2_000],
+    ['dep-batch', 'batch', { prompt_tokens: 1000, completion_tokens: 1000 }, 1_000_000, 1_000, 1_000],
+    ['dep-batch', 'batch', { prompt_tokens: 1000, completion_tokens: 1000 }, 800_000, 1_000, 800],
+    // 3 x 0.25 = 0.75 -> 1 and 1 x 0.75 = 0.75 -> 1: each component still rounds up at the batch price
+    ['dep-batch', 'batch', { prompt_tokens: 3, completion_tokens: 1 }, 1_000_000, 2, 2],
+    // No batch price: no native batch route, so a batch line there is an ordinary call at the list price.
+    ['dep-tokens', 'batch', { prompt_tokens: 1000, completion_tokens: 1000 }, 1_000_000, 2_000, 2_000],
+  ] as const)('%s at the %s tier, %j at factor %i ppm -> list %i, charged %i', (deployment, tier, usage, factor, list, charged) => {
+    expect(book.quote(deployment, usage, factor, tier)).toEqual({ priced: true, listMicros: list, chargedMicros: charged });
+  });
+
+  test('worst case at the batch tier uses the batch prices', () => {
+    const bounds = { promptTokens: 1000, completionTokens: 1000 };
+    expect(book.worstCaseListMicros(['dep-batch'], bounds, 'batch')).toBe(1_000);
+    expect(book.worstCaseListMicros(['dep-batch'], bounds)).toBe(2_000);
+  });
+
   test('unknown deployment is unpriced at zero', () => {
     expect(book.quote('nope', { prompt_tokens: 10 }, 1_000_000)).toEqual({ priced: false, listMicros: 0, chargedMicros: 0 });
+    expect(book.quote('nope', { prompt_tokens: 10 }, 1_000_000, 'batch')).toEqual({ priced: false, listMicros: 0, chargedMicros: 0 });
   });
 });

@@ -9,6 +9,9 @@ import { deploymentsById } from './load-catalog';
  *             (each token component rounded UP to a whole micro: any fraction of a micro is charged)
  *   charged = list x the account's price factor (parts per million), rounded HALF UP to a whole micro.
  * A result past Number.MAX_SAFE_INTEGER is refused (RangeError), never rounded.
+ * The price is the deployment's `price`, or for a line run through the provider's batch API (tier `batch`)
+ * its `batch_price`; a deployment without a batch price has no native batch route (the catalogue loader
+ * insists), so a batch line there is an ordinary call at the list price.
  */
 
 /** A deployment's price in integer micros, parsed once from the catalogue's USD strings. */
@@ -28,6 +31,14 @@ export interface UsageTokens {
   completion_tokens?: number | null;
   input_tokens?: number | null;
   output_tokens?: number | null;
+}
+
+/** Which of a deployment's prices applies: its list price, or its provider batch price. */
+export type PriceTier = 'standard' | 'batch';
+
+interface DeploymentPrices {
+  standard: DeploymentPrice;
+  batch?: DeploymentPrice;
 }
 
 export type PriceQuote =
@@ -82,34 +93,37 @@ export function listCostMicros(price: DeploymentPrice, tokens: TokenCounts): num
 
 /** Every deployment's price, keyed by deployment id: billing charges usage and holds spend with it. */
 export class PriceBook {
-  constructor(private readonly prices: ReadonlyMap<string, DeploymentPrice>) {}
+  constructor(private readonly prices: ReadonlyMap<string, DeploymentPrices>) {}
 
   static fromCatalog(catalog: Catalog): PriceBook {
-    const prices = new Map<string, DeploymentPrice>();
-    for (const [id, d] of deploymentsById(catalog)) prices.set(id, deploymentPrice(d.price));
+    const prices = new Map<string, DeploymentPrices>();
+    for (const [id, d] of deploymentsById(catalog)) {
+      prices.set(id, { standard: deploymentPrice(d.price), ...(d.batch_price ? { batch: deploymentPrice(d.batch_price) } : {}) });
+    }
     return new PriceBook(prices);
   }
 
-  priceOf(deployment: string): DeploymentPrice | undefined {
-    return this.prices.get(deployment);
+  priceOf(deployment: string, tier: PriceTier = 'standard'): DeploymentPrice | undefined {
+    const prices = this.prices.get(deployment);
+    return tier === 'batch' ? prices?.batch ?? prices?.standard : prices?.standard;
   }
 
   /**
    * The most a call may cost at list price: its token bounds priced at the most expensive of the deployments
    * it may be served by. A deployment without a price is billed nothing, so it adds nothing here either.
    */
-  worstCaseListMicros(deployments: readonly string[], bounds: TokenCounts): number {
+  worstCaseListMicros(deployments: readonly string[], bounds: TokenCounts, tier: PriceTier = 'standard'): number {
     let worst = 0;
     for (const id of deployments) {
-      const price = this.prices.get(id);
+      const price = this.priceOf(id, tier);
       if (price) worst = Math.max(worst, listCostMicros(price, bounds));
     }
     return worst;
   }
 
   /** Charged = list x the account's price factor; an unknown deployment is reported unpriced, never guessed. */
-  quote(deployment: string, usage: UsageTokens | null | undefined, priceFactorPpm: number): PriceQuote {
-    const price = this.prices.get(deployment);
+  quote(deployment: string, usage: UsageTokens | null | undefined, priceFactorPpm: number, tier: PriceTier = 'standard'): PriceQuote {
+    const price = this.priceOf(deployment, tier);
     if (!price) return { priced: false, listMicros: 0, chargedMicros: 0 };
     const listMicros = listCostMicros(price, tokenCounts(usage));
     return { priced: true, listMicros, chargedMicros: applyFactorPpm(listMicros, priceFactorPpm) };

@@ -37,6 +37,10 @@ export const deploymentSchema = z.object({
   /** Lower is tried first; deployments sharing a priority split traffic by weight. Default: catalogue order. */
   priority: z.number().int().optional(),
   price: priceSchema,
+  /** The provider's own batch API serves this deployment's batches (default false; its wire format must have a batch adapter). */
+  native_batch: z.boolean().optional(),
+  /** What a line run through the provider's batch API costs (usually half the list price); required with native_batch. */
+  batch_price: priceSchema.optional(),
 });
 
 const parameterSpec = z.object({
@@ -72,6 +76,10 @@ export const modelSchema = z.object({
   }).default({ prompt_tokens: null, completion_tokens: null }),
   parameter_schema: z.record(z.string(), parameterSpec).default({}),
   supported_voices: z.array(z.string()).nullable().default(null),
+  /** Whether batches may use this model at all (default true); false also rules out every native batch route. */
+  supports_batch: z.boolean().optional(),
+  /** The batch model list's `model_type` (default `LLM`). */
+  model_type: z.string().optional(),
   deployments: z.array(deploymentSchema).min(1),
 });
 

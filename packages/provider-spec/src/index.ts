@@ -6,3 +6,4 @@ export * from './retryable';
 export * from './server-sent-events';
 export * from './native-api';
 export * from './chat-capabilities';
+export * from './native-batch';
