@@ -50,6 +50,9 @@ export function billingGrpcHandlers(billing: BillingService, holds: SpendHolds, 
       });
       return { held_micros: heldMicros };
     }),
+    GetRequestCharges: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({
+      charges: await billing.requestCharges(requireAccount(caller, req.account_id), req.request_ids),
+    })),
     Release: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({ released: await holds.release(requireAccount(caller, req.account_id), req.request_id) })),
   };
 }
