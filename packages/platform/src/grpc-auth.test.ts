@@ -11,8 +11,8 @@ const CHECK = '/grpc.health.v1.Health/Check';
 
 /** API keys as a keys service would answer them: one known key of acct_a. */
 const apiKeys: ApiKeyAccounts = {
-  accountOf: async (secret) => {
-    if (secret === 'sk-gw-v1-known') return 'acct_a';
+  identityOf: async (secret) => {
+    if (secret === 'sk-gw-v1-known') return { accountId: 'acct_a', keyHash: 'kh_a', isManagement: false, keyLimitMicros: null, keyLimitReset: null };
     throw new AuthenticationError();
   },
 };
@@ -81,8 +81,9 @@ describe('GrpcCallAuthenticator over a real gRPC server', () => {
 
 describe('requireOwnAccount', () => {
   it('lets a service touch any account and an API key only its own', () => {
-    expect(() => requireOwnAccount({ accountId: null }, 'acct_b')).not.toThrow();
-    expect(() => requireOwnAccount({ accountId: 'acct_a' }, 'acct_a')).not.toThrow();
-    expect(() => requireOwnAccount({ accountId: 'acct_a' }, 'acct_b')).toThrow(AuthenticationError);
+    const apiKeyOfA: GrpcCaller = { accountId: 'acct_a', identity: null, viaApiKey: true };
+    expect(() => requireOwnAccount({ accountId: null, identity: null, viaApiKey: false }, 'acct_b')).not.toThrow();
+    expect(() => requireOwnAccount(apiKeyOfA, 'acct_a')).not.toThrow();
+    expect(() => requireOwnAccount(apiKeyOfA, 'acct_b')).toThrow(AuthenticationError);
   });
 });

@@ -2,3 +2,4 @@ export { chatCapabilities, createChatProvider, type ChatProviderKind } from './c
 export { OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-provider';
 export { OriginPools } from './http/origin-pools';
 export { createNativeTranslator } from './create-native-translator';
+export { createNativeBatchProvider, hasNativeBatchAdapter } from './create-native-batch-provider';

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ChatTarget } from '@gw/provider-spec';
 import type { Deadline } from './deadline';
@@ -20,22 +21,33 @@ export interface UpstreamPost {
 }
 
 /** POSTs on the pooled origin of `target`; a 2xx answer is returned, anything else thrown as the mapped error. */
-export async function postUpstream(pools: OriginPools, target: ChatTarget, post: UpstreamPost): Promise<Dispatcher.ResponseData> {
-  const route = pools.route(target.baseUrl, post.endpoint);
+export function postUpstream(pools: OriginPools, target: ChatTarget, post: UpstreamPost): Promise<Dispatcher.ResponseData> {
+  return requestUpstream(pools, target, { ...post, method: 'POST' });
+}
+
+export interface UpstreamRequest extends Omit<UpstreamPost, 'body'> {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** A string, or a stream for bodies too large to hold (sent chunked). */
+  body?: string | Readable;
+}
+
+/** Any call on the pooled origin of `target`; a 2xx answer is returned, anything else thrown as the mapped error. */
+export async function requestUpstream(pools: OriginPools, target: ChatTarget, call: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  const route = pools.route(target.baseUrl, call.endpoint);
   // route() appends the base URL's own query, if any, after the endpoint.
-  const path = post.query ? `${route.path}${route.path.includes('?') ? '&' : '?'}${post.query}` : route.path;
+  const path = call.query ? `${route.path}${route.path.includes('?') ? '&' : '?'}${call.query}` : route.path;
   const res = await route.pool.request({
-    method: 'POST',
+    method: call.method,
     path,
-    headers: post.headers,
-    body: post.body,
-    signal: post.deadline.signal,
+    headers: call.headers,
+    body: call.body,
+    signal: call.deadline.signal,
     headersTimeout: target.timeoutMs,
     bodyTimeout: target.timeoutMs,
   });
   if (res.statusCode >= 200 && res.statusCode < 300) return res;
   const text = await readCappedText(res.body, MAX_ERROR_BODY_BYTES);
-  throw post.mapError(res.statusCode, res.headers, text);
+  throw call.mapError(res.statusCode, res.headers, text);
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   answerModelKnob, latencyOf, later, readBody, sendJson, serve, simulatorHandler, SNAPSHOT_SUFFIX, trickle,
   type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
+import { createOpenAIBatchRoutes, isBatchPath } from './batch-route';
 import { handleResponses } from './responses-route';
 import { answer } from './simulated-chat';
 import { chatCompletionBody, chatCompletionChunks, openAIErrorBody, simulatedErrorBody } from './openai-wire';
@@ -34,19 +35,20 @@ interface ChatBody {
   response_format?: { type?: unknown } | null;
 }
 
-/** An OpenAI upstream on loopback alone: chat completions, responses and the model list. */
+/** An OpenAI upstream on loopback alone: chat completions, responses, the model list, files and batches. */
 export async function startOpenAISimulator(options: OpenAISimulatorOptions = {}): Promise<OpenAISimulator> {
   const handle = createOpenAIHandler(options);
   return serve(handle, handle.notFound, options, (url) => ({ baseUrl: `${url}/v1` }));
 }
 
-/** `POST /v1/chat/completions`, `POST /v1/responses` and `GET /v1/models`, each behind a bearer key. */
+/** `POST /v1/chat/completions`, `POST /v1/responses`, `GET /v1/models` and the files and batches APIs, each behind a bearer key. */
 export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): SimulatorHandler {
   let callCounter = 0;
   /** Non-streaming completions by `Idempotency-Key`: a repeat is answered with the first answer, not generated again. */
   const byIdempotencyKey = new Map<string, { body: unknown; requestId: string }>();
   const latencyDefault = options.latencyMs ?? 0;
   const fixtures = options.fixtures ?? {};
+  const batchRoutes = createOpenAIBatchRoutes();
 
   function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
     if (!isAuthorized(req)) {
@@ -54,6 +56,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
       return sendJson(res, 401, openAIErrorBody("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", 'invalid_request_error', null, null));
     }
     if (req.method === 'POST' && path === '/v1/chat/completions') return read(req, res, (raw) => handleChat(req, res, raw));
+    if (isBatchPath(path)) return read(req, res, (raw) => batchRoutes.route(req, res, path, raw));
     if (req.method === 'POST' && path === '/v1/responses') {
       return read(req, res, (raw) => handleResponses(res, raw, { latencyMs: latencyOf(req, latencyDefault), fixtures, callId: ++callCounter }));
     }
@@ -120,7 +123,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
     byIdempotencyKey.set(key, answer);
   }
 
-  return simulatorHandler((path) => PATHS.has(path), route);
+  return simulatorHandler((path) => PATHS.has(path) || isBatchPath(path), route);
 }
 
 function isAuthorized(req: http.IncomingMessage): boolean {
