@@ -1,4 +1,6 @@
+import { loadBatchConfig, startBatchService } from '@gw/batch';
 import { loadBillingConfig, startBillingService } from '@gw/billing';
+import { blobConfigFor, createBlobStore } from '@gw/blobs';
 import { loadEdgeConfig, startEdge, type RunningEdge } from '@gw/edge';
 import { loadInferenceConfig, startInferenceService } from '@gw/inference';
 import { loadKeysConfig, startKeysService } from '@gw/keys';
@@ -51,8 +53,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     announce: (line) => { process.stdout.write(`${line}\n`); },
   });
   const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
+  // Batch files live under the data dir, next to the batch service's store.
+  const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'batch') }));
+  const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
   const edge = await startEdge({ config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }) });
-  const services = [edge, inference, keys, billing];
+  const services = [edge, batch, inference, keys, billing];
   return {
     edge,
     bus,
@@ -61,6 +66,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       for (const s of services) await s.stop();
       await simulator?.close();
       await bus.close();
+      await blobs.close();
       for (const s of stores) await s.close();
     },
   };

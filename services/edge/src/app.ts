@@ -43,6 +43,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
       inference: forwardTo(config.INFERENCE_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
       keys: forwardTo(config.KEYS_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
       billing: forwardTo(config.BILLING_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
+      batch: forwardTo(config.BATCH_HTTP_URL, config.UPLOAD_BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
     };
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).
@@ -57,7 +58,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
       try {
         const route = matchRoute(req.path);
         if (!route) throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
-        checkDeclaredBodySize(req, config.BODY_LIMIT_BYTES);
+        checkDeclaredBodySize(req, route.upstream === 'batch' ? config.UPLOAD_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES);
         const identity = route.auth === 'required'
           ? await auth.authenticate(extractSecret(req.headers, route.allowXApiKey), traceId)
           : null;

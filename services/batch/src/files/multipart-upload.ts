@@ -77,6 +77,8 @@ export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: strin
         return;
       }
       const counter = new LineCounter(limits.maxLines);
+      // Its refusal reaches the caller through the put below; this keeps a late one from being unhandled.
+      counter.on('error', () => undefined);
       stream.pipe(counter);
       upload = blobs.put(key, counter, { maxBytes: limits.maxBytes }).then(
         (blob) => ({ blob, lines: counter.lines, filename: info.filename || 'upload.jsonl' }),
