@@ -217,3 +217,36 @@ describe('batches and files through the edge (embedded)', () => {
     await expect(other().batches.cancel(created.id)).rejects.toMatchObject({ status: 404 });
   });
 });
+
+describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () => {
+  const stack = useStack('processes', { env: { ...LIMITS, BATCH_LEASE_MS: '3000', BATCH_LINE_CONCURRENCY: '4' }, secondBatch: true });
+
+  /** Each line answered once and billed once: the billed call is the one whose answer is in the file. */
+  async function expectEachLineOnce(batch: Batch, customIds: string[], before: number) {
+    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: customIds.length, completed: customIds.length, failed: 0 }, error_file_id: null });
+    const outputs = await fileLines(stack.openai, batch.output_file_id!);
+    expect(outputs.map((o) => o.custom_id).sort()).toEqual([...customIds].sort());
+    expect(new Set(outputs.map((o) => o.response!.request_id)).size).toBe(customIds.length);
+    const charged = await expectBilledLineByLine(stack, batch, outputs, E2E_SLOW_MODEL);
+    expect(before - (await spendableMicros(stack.baseURL, stack.key))).toBe(charged);
+  }
+
+  it('two batch instances on one batch: each line runs and bills once', async () => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    const ids = Array.from({ length: 12 }, (_, i) => `two-${i}`);
+    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id);
+    await expectEachLineOnce(await pollUntil(stack.openai, created.id, ['completed', 'failed']), ids, before);
+  });
+
+  it('kill -9 of the batch processes mid-batch: after restart the batch completes, no line runs or bills twice', async () => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    const ids = Array.from({ length: 16 }, (_, i) => `kill-${i}`);
+    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id);
+    await waitFor('some lines answered', async () => ((await stack.openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= 4, 60_000);
+    // Lines are in flight at inference now: their answers arrive after the batch processes are gone.
+    await Promise.all([stack.processes!.kill('batch'), stack.processes!.kill('batch-2')]);
+    await stack.processes!.start('batch');
+    await stack.processes!.start('batch-2');
+    await expectEachLineOnce(await pollUntil(stack.openai, created.id, ['completed', 'failed'], 120_000), ids, before);
+  });
+});
