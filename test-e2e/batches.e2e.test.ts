@@ -1,5 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { usdToMicros } from '@gw/platform';
+import { REQUEST_COUNT_PATH } from '@gw/simulators';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
 import { E2E_BATCH_OPENAI_MODEL, E2E_MODEL, E2E_NO_BATCH_MODEL, E2E_SLOW_MODEL } from './harness/catalog';
 import { waitFor } from './harness/ports';
@@ -221,8 +222,18 @@ describe('batches and files through the edge (embedded)', () => {
 describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () => {
   const stack = useStack('processes', { env: { ...LIMITS, BATCH_LEASE_MS: '3000', BATCH_LINE_CONCURRENCY: '4' }, secondBatch: true });
 
-  /** Each line answered once and billed once: the billed call is the one whose answer is in the file. */
-  async function expectEachLineOnce(batch: Batch, customIds: string[], before: number) {
+  /** Provider calls the slow simulator (which only these batches use) has received. */
+  const slowCalls = async () => {
+    const res = await fetch(`${stack.slowSimulatorURL.replace(/\/v1$/, '')}${REQUEST_COUNT_PATH}`);
+    return ((await res.json()) as { requests: number }).requests;
+  };
+
+  /**
+   * Each line answered once upstream and billed once: the simulator saw one call per line, and the billed call
+   * is the one whose answer is in the file.
+   */
+  async function expectEachLineOnce(batch: Batch, customIds: string[], before: number, callsBefore: number) {
+    expect(await slowCalls()).toBe(callsBefore + customIds.length);
     expect(batch).toMatchObject({ status: 'completed', request_counts: { total: customIds.length, completed: customIds.length, failed: 0 }, error_file_id: null });
     const outputs = await fileLines(stack.openai, batch.output_file_id!);
     expect(outputs.map((o) => o.custom_id).sort()).toEqual([...customIds].sort());
@@ -232,14 +243,14 @@ describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () 
   }
 
   it('two batch instances on one batch: each line runs and bills once', async () => {
-    const before = await spendableMicros(stack.baseURL, stack.key);
+    const [before, callsBefore] = [await spendableMicros(stack.baseURL, stack.key), await slowCalls()];
     const ids = Array.from({ length: 12 }, (_, i) => `two-${i}`);
     const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id);
-    await expectEachLineOnce(await pollUntil(stack.openai, created.id, ['completed', 'failed']), ids, before);
+    await expectEachLineOnce(await pollUntil(stack.openai, created.id, ['completed', 'failed']), ids, before, callsBefore);
   });
 
   it('kill -9 of the batch processes mid-batch: after restart the batch completes, no line runs or bills twice', async () => {
-    const before = await spendableMicros(stack.baseURL, stack.key);
+    const [before, callsBefore] = [await spendableMicros(stack.baseURL, stack.key), await slowCalls()];
     const ids = Array.from({ length: 16 }, (_, i) => `kill-${i}`);
     const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id);
     await waitFor('some lines answered', async () => ((await stack.openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= 4, 60_000);
@@ -247,6 +258,6 @@ describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () 
     await Promise.all([stack.processes!.kill('batch'), stack.processes!.kill('batch-2')]);
     await stack.processes!.start('batch');
     await stack.processes!.start('batch-2');
-    await expectEachLineOnce(await pollUntil(stack.openai, created.id, ['completed', 'failed'], 120_000), ids, before);
+    await expectEachLineOnce(await pollUntil(stack.openai, created.id, ['completed', 'failed'], 120_000), ids, before, callsBefore);
   });
 });

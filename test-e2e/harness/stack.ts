@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { createBus, type Bus } from '@gw/bus';
 import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
-import { startSimulators } from '@gw/simulators';
+import { REQUEST_COUNT_PATH, startSimulators } from '@gw/simulators';
 import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
@@ -51,6 +51,8 @@ export interface TestStack {
   anthropic: Anthropic;
   /** `embedded` mode only: HTTP requests the simulator has received, to show a refused call never went upstream. */
   simulatorRequests?: () => number;
+  /** HTTP requests the (fast) simulator has received, in either mode (asked over HTTP). */
+  simulatorRequestCount(): Promise<number>;
   /** `processes` mode only: kill one service's process (SIGKILL: no graceful shutdown) and start a new one. */
   processes?: {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
@@ -258,6 +260,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     brokeKey: s.brokeKey,
     accountKeys: s.accountKeys,
     secondBaseURL: second?.baseURL,
+    simulatorRequestCount: () => requestCount(`http://127.0.0.1:${sim}`),
     bus,
     identitySecret,
     internal: internalAddresses(ports),
@@ -292,8 +295,8 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
 
 /** A second inference process on the same engines, and a second edge that forwards to it only. */
 async function startSecondInference(run: (name: string, file: string, args: string[], env: NodeJS.ProcessEnv) => void, env: Record<string, string> = {}) {
-  const [inferenceHttp, edge, edgeAdmin] = await Promise.all([freePort(), freePort(), freePort()]);
-  run('inference-2', 'services/inference/src/main.ts', [], { ...env, INFERENCE_HTTP_PORT: String(inferenceHttp) });
+  const [inferenceHttp, inferenceGrpc, edge, edgeAdmin] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  run('inference-2', 'services/inference/src/main.ts', [], { ...env, INFERENCE_HTTP_PORT: String(inferenceHttp), INFERENCE_GRPC_PORT: String(inferenceGrpc) });
   run('edge-2', 'services/edge/src/main.ts', [], { EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}` });
   return {
     baseURL: `http://127.0.0.1:${edge}/v1`,
@@ -323,6 +326,7 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
     accountKeys: s.accountKeys,
     bus: stack.bus,
     simulatorRequests: () => sim.requests,
+    simulatorRequestCount: () => requestCount(sim.url),
     identitySecret,
     internal: internalAddresses(ports),
     stop: async () => {
@@ -332,6 +336,11 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+async function requestCount(simulatorURL: string): Promise<number> {
+  const res = await fetch(`${simulatorURL}${REQUEST_COUNT_PATH}`);
+  return ((await res.json()) as { requests: number }).requests;
 }
 
 function tails(dir: string): string {

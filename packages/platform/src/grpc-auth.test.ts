@@ -79,6 +79,27 @@ describe('GrpcCallAuthenticator over a real gRPC server', () => {
   });
 });
 
+describe('GrpcCallAuthenticator: who a call acts as', () => {
+  const auth = new GrpcCallAuthenticator(new IdentityVerifier(SECRET), apiKeys);
+  const callWith = (key: string, value: string) => {
+    const metadata = new grpc.Metadata();
+    metadata.set(key, value);
+    return { metadata, getPath: () => CHECK };
+  };
+
+  it('a service acting for an account is scoped to it and carries the identity its token names', async () => {
+    const identity = { accountId: 'acct_b', keyHash: 'kh_b', isManagement: false, keyLimitMicros: 5_000_000, keyLimitReset: 'daily' as const };
+    const token = new IdentitySigner(SECRET, 'batch').mint({ method: 'GRPC', path: CHECK }, identity, 't');
+    expect(await auth.authenticate(callWith('x-gw-identity', token))).toEqual({ accountId: 'acct_b', identity, viaApiKey: false });
+  });
+
+  it('an API key acts as its own key', async () => {
+    expect(await auth.authenticate(callWith('authorization', 'Bearer sk-gw-v1-known'))).toEqual({
+      accountId: 'acct_a', identity: expect.objectContaining({ accountId: 'acct_a', keyHash: 'kh_a' }), viaApiKey: true,
+    });
+  });
+});
+
 describe('requireOwnAccount', () => {
   it('lets a service touch any account and an API key only its own', () => {
     const apiKeyOfA: GrpcCaller = { accountId: 'acct_a', identity: null, viaApiKey: true };
