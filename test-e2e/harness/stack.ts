@@ -13,7 +13,7 @@ import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
-export type ServiceName = 'billing' | 'keys' | 'inference' | 'edge' | 'batch' | 'batch-2';
+export type ServiceName = 'billing' | 'keys' | 'inference' | 'webhooks' | 'edge' | 'batch' | 'batch-2';
 
 /** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
 const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
@@ -68,6 +68,7 @@ export interface InternalAddresses {
   inferenceURL: string;
   keysURL: string;
   billingURL: string;
+  webhooksURL: string;
   edgeAdminURL: string;
   batchURL: string;
   keysGrpc: string;
@@ -133,8 +134,8 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
 
 /** The ports of the services, free right now. */
 async function freeServicePorts() {
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp] = await Promise.all(Array.from({ length: 9 }, () => freePort()));
-  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp };
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp] = await Promise.all(Array.from({ length: 10 }, () => freePort()));
+  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp };
 }
 
 type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
@@ -144,6 +145,7 @@ function internalAddresses(p: ServicePorts): InternalAddresses {
     inferenceURL: `http://127.0.0.1:${p.inferenceHttp}`,
     keysURL: `http://127.0.0.1:${p.keysHttp}`,
     billingURL: `http://127.0.0.1:${p.billingHttp}`,
+    webhooksURL: `http://127.0.0.1:${p.webhooksHttp}`,
     edgeAdminURL: `http://127.0.0.1:${p.edgeAdmin}`,
     batchURL: `http://127.0.0.1:${p.batchHttp}`,
     keysGrpc: `127.0.0.1:${p.keysGrpc}`,
@@ -173,11 +175,13 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     BATCH_HTTP_PORT: String(p.batchHttp),
     INFERENCE_GRPC_ADDR: `127.0.0.1:${p.inferenceGrpc}`,
     BATCH_HTTP_URL: `http://127.0.0.1:${p.batchHttp}`,
+    WEBHOOKS_HTTP_PORT: String(p.webhooksHttp),
     KEYS_GRPC_ADDR: `127.0.0.1:${p.keysGrpc}`,
     BILLING_GRPC_ADDR: `127.0.0.1:${p.billingGrpc}`,
     KEYS_HTTP_URL: `http://127.0.0.1:${p.keysHttp}`,
     BILLING_HTTP_URL: `http://127.0.0.1:${p.billingHttp}`,
     INFERENCE_HTTP_URL: `http://127.0.0.1:${p.inferenceHttp}`,
+    WEBHOOKS_HTTP_URL: `http://127.0.0.1:${p.webhooksHttp}`,
   };
 }
 
@@ -222,6 +226,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   run('keys', 'services/keys/src/main.ts');
   run('inference', 'services/inference/src/main.ts');
   run('batch', 'services/batch/src/main.ts');
+  run('webhooks', 'services/webhooks/src/main.ts');
   run('edge', 'services/edge/src/main.ts');
   const secondBatchHttp = opts.secondBatch ? await freePort() : null;
   if (secondBatchHttp !== null) run('batch-2', 'services/batch/src/main.ts', [], { BATCH_HTTP_PORT: String(secondBatchHttp) });
@@ -240,6 +245,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     ...(secondBatchHttp !== null ? { 'batch-2': `http://127.0.0.1:${secondBatchHttp}/readyz` } : {}),
     keys: `http://127.0.0.1:${ports.keysHttp}/readyz`,
     inference: `http://127.0.0.1:${ports.inferenceHttp}/readyz`,
+    webhooks: `http://127.0.0.1:${ports.webhooksHttp}/readyz`,
     edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
   };
   const allReady = [...Object.values(readyUrl) as string[], ...(second?.readyUrls ?? [])];
@@ -344,7 +350,7 @@ async function requestCount(simulatorURL: string): Promise<number> {
 }
 
 function tails(dir: string): string {
-  return ['simulator', 'billing', 'keys', 'inference', 'batch', 'edge'].map((n) => {
+  return ['simulator', 'billing', 'keys', 'inference', 'batch', 'webhooks', 'edge'].map((n) => {
     try {
       const lines = readFileSync(path.join(dir, `${n}.log`), 'utf8').trim().split('\n');
       return `--- ${n} ---\n${lines.slice(-15).join('\n')}`;

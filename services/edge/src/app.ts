@@ -44,6 +44,7 @@ export async function startEdge({ config, bus, logger }: EdgeDeps): Promise<Runn
       keys: forwardTo(config.KEYS_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
       billing: forwardTo(config.BILLING_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
       batch: forwardTo(config.BATCH_HTTP_URL, config.UPLOAD_BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
+      webhooks: forwardTo(config.WEBHOOKS_HTTP_URL, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS),
     };
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).

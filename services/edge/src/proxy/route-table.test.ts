@@ -23,6 +23,9 @@ describe('matchRoute', () => {
     ['/v1/batches', { upstream: 'batch', auth: 'required' }],
     ['/v1/batches/models', { upstream: 'batch', auth: 'required' }],
     ['/v1/batches/batch_1/cancel', { upstream: 'batch', auth: 'required' }],
+    ['/v1/webhooks/settings', { upstream: 'webhooks', auth: 'required', allowXApiKey: false }],
+    ['/v1/webhooks/test', { upstream: 'webhooks', auth: 'required' }],
+    ['/v1/webhooks/deliveries', { upstream: 'webhooks', auth: 'required' }],
   ])('%s -> %o', (path, expected) => {
     expect(matchRoute(path)).toMatchObject(expected);
   });
@@ -47,6 +50,8 @@ describe('matchRoute', () => {
     '/v1/batchesX',
     '/v1/billing',
     '/v1/billingX/balance',
+    '/v1/webhooks',
+    '/v1/webhooksX/settings',
     '/livez',
     '/readyz',
     '/metrics',
