@@ -1,7 +1,11 @@
+import { rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { readCatalog, type Catalog } from '../../catalog/src';
+import { writeE2ECatalog } from '../../../test-e2e/harness/catalog';
 import { createNativeBatchProvider, hasNativeBatchAdapter } from './create-native-batch-provider';
 
 describe('createNativeBatchProvider', () => {
-  it.each(['openai-compatible'])('creates the %s batch adapter', async (kind) => {
+  it.each(['openai-compatible', 'anthropic'])('creates the %s batch adapter', async (kind) => {
     const provider = createNativeBatchProvider(kind);
     expect(provider.kind).toBe(kind);
     expect(hasNativeBatchAdapter(kind)).toBe(true);
@@ -16,5 +20,26 @@ describe('createNativeBatchProvider', () => {
   it.each(['', 'OpenAI-Compatible', 'cohere'])('throws on unknown kind %j', (kind) => {
     expect(() => createNativeBatchProvider(kind)).toThrow(/Unknown chat provider kind/);
     expect(() => hasNativeBatchAdapter(kind)).toThrow(/Unknown chat provider kind/);
+  });
+});
+
+describe('native batch routes of the shipped catalogues', () => {
+  const e2eCatalog = (): Catalog => {
+    const file = writeE2ECatalog(1, 2);
+    try {
+      return readCatalog(file);
+    } finally {
+      rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  };
+  it.each<[string, () => Catalog]>([
+    ['config/catalog.json', () => readCatalog(path.resolve(__dirname, '../../../config/catalog.json'))],
+    ['deploy/catalog.json', () => readCatalog(path.resolve(__dirname, '../../../deploy/catalog.json'))],
+    ['the e2e catalogue', e2eCatalog],
+  ])('%s sets native_batch only where the wire format has a batch adapter', (_name, load) => {
+    const catalog = load();
+    const routes = catalog.models.flatMap((m) => m.deployments.filter((d) => d.native_batch === true).map((d) => ({ id: d.id, kind: catalog.providers[d.provider].kind })));
+    expect(routes.length).toBeGreaterThan(0);
+    expect(routes.filter((r) => !hasNativeBatchAdapter(r.kind))).toEqual([]);
   });
 });

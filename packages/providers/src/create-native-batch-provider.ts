@@ -1,4 +1,5 @@
 import type { NativeBatchProvider } from '@gw/provider-spec';
+import { AnthropicBatchProvider } from './anthropic/anthropic-batch-provider';
 import type { ChatProviderKind } from './create-chat-provider';
 import { OpenAIBatchProvider } from './openai-compatible/openai-batch-provider';
 
@@ -10,7 +11,7 @@ import { OpenAIBatchProvider } from './openai-compatible/openai-batch-provider';
 const HAS_BATCH_ADAPTER: Record<ChatProviderKind, boolean> = {
   'openai-compatible': true,
   'azure-openai': false,
-  anthropic: false,
+  anthropic: true,
   gemini: false,
 };
 
@@ -26,8 +27,9 @@ export function createNativeBatchProvider(kind: string): NativeBatchProvider {
   switch (kind) {
     case 'openai-compatible':
       return new OpenAIBatchProvider();
-    case 'azure-openai':
     case 'anthropic':
+      return new AnthropicBatchProvider();
+    case 'azure-openai':
     case 'gemini':
       throw new Error(`Provider kind "${kind}" has no native batch adapter; its deployments cannot set native_batch`);
     default:

@@ -12,6 +12,7 @@ import { createNativeBatchProvider } from './create-native-batch-provider';
  */
 const FORMATS = [
   { kind: 'openai-compatible', providerModel: 'gpt-4o-mini', unsupported: { top_k: 3 }, unsupportedParam: 'top_k', listPath: '/v1/batches' },
+  { kind: 'anthropic', providerModel: 'claude-echo', unsupported: { seed: 7 }, unsupportedParam: 'seed', listPath: '/v1/messages/batches' },
 ];
 
 const line = (key: string, text: string, extra: object = {}): NativeBatchLine => ({
@@ -98,6 +99,21 @@ describe.each(FORMATS)('native batches of $kind', ({ kind, providerModel, unsupp
     expect((await collect(provider.results(handle, target))).size).toBe(3);
   });
 
+  it('streams a large batch from an async source and reads every result back', async () => {
+    const total = 2_000;
+    async function* source(): AsyncGenerator<NativeBatchLine> {
+      for (let i = 0; i < total; i++) yield line(`line-${i}`, `words ${i}`);
+    }
+    const handle = await provider.submit(source(), target);
+    expect((await pollToEnd(handle)).at(-1)).toMatchObject({ status: 'completed', counts: { total, succeeded: total, failed: 0 } });
+    let read = 0;
+    for await (const result of provider.results(handle, target)) {
+      expect(result).toMatchObject({ outcome: 'succeeded', completion: { choices: [{ message: { content: `Echo: words ${result.custom_id.slice(5)}` } }] } });
+      read++;
+    }
+    expect(read).toBe(total);
+  });
+
   it('cancels upstream: cancelling, then cancelled with every line not run reported batch_cancelled', async () => {
     const handle = await provider.submit([line('a', 'one'), line('b', 'two')], target);
     expect((await provider.poll(handle, target)).status).toBe('in_progress');
@@ -147,6 +163,11 @@ describe.each(FORMATS)('native batches of $kind', ({ kind, providerModel, unsupp
   it('checks a line without calling anyone', () => {
     expect(() => provider.checkLine(line('x', 'y').request, providerModel)).not.toThrow();
     expect(() => provider.checkLine(line('x', 'y', unsupported).request, providerModel)).toThrow(expect.objectContaining({ param: unsupportedParam }));
+  });
+
+  it('reports a batch the provider does not have as not found, not as an unknown model', async () => {
+    const err = await thrown(() => provider.poll({ id: 'nope', context: {} }, target));
+    expect(err).toMatchObject({ status: 404, code: 'upstream_batch_not_found' });
   });
 
   it.each<[string, boolean, () => Partial<ChatTarget>]>([

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '@gw/platform';
 import { startSimulators } from './simulators';
 
-// Every provider format on one port (OpenAI /v1/chat/completions, /v1/responses, /v1/models; Anthropic
-// /v1/messages; Gemini /v1beta/models/{m}:generateContent|streamGenerateContent).
+// Every provider format on one port (OpenAI /v1/chat/completions, /v1/responses, /v1/models, /v1/files,
+// /v1/batches; Anthropic /v1/messages, /v1/messages/batches; Gemini /v1beta/models/{m}:generateContent|streamGenerateContent).
 // Usage: tsx packages/simulators/src/main.ts [--port 4010] [--latency-ms 0] [--host 127.0.0.1]
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -10,8 +10,9 @@ export interface SimulatorsOptions extends ListenOptions {
 }
 
 /**
- * Every provider format on one port, by path: `/v1/chat/completions`, `/v1/responses` and `/v1/models` (OpenAI,
- * base URL `url/v1`), `/v1/messages` (Anthropic, base URL `url/v1`), `/v1beta/...` (Gemini, base URL `url/v1beta`).
+ * Every provider format on one port, by path: `/v1/chat/completions`, `/v1/responses`, `/v1/models`, `/v1/files`
+ * and `/v1/batches` (OpenAI, base URL `url/v1`), `/v1/messages` and `/v1/messages/batches` (Anthropic, base URL
+ * `url/v1`), `/v1beta/...` (Gemini, base URL `url/v1beta`).
  * Any other path answers 404.
  */
 export async function startSimulators(options: SimulatorsOptions = {}): Promise<RunningSimulator> {

@@ -11,7 +11,7 @@ export interface AnthropicErrorDetail extends UpstreamErrorDetail {
 }
 
 /** The HTTP status Anthropic documents for each error type; used for errors that arrive inside a stream. */
-const STATUS_OF_ERROR_TYPE: Record<string, number> = {
+export const STATUS_OF_ERROR_TYPE: Record<string, number> = {
   invalid_request_error: 400,
   authentication_error: 401,
   billing_error: 402,

@@ -30,7 +30,8 @@ export function postMessages(pools: OriginPools, target: ChatTarget, call: Messa
   });
 }
 
-function requestHeaders(target: ChatTarget, call: MessagesCall): Record<string, string> {
+/** The headers of a Messages API call: JSON, the API version, the credential, and a native call's own `anthropic-*` headers. */
+export function requestHeaders(target: ChatTarget, call: MessagesCall): Record<string, string> {
   const headers = jsonRequestHeaders(target, call.stream);
   headers['anthropic-version'] = ANTHROPIC_VERSION;
   if (target.apiKey) headers['x-api-key'] = target.apiKey;

@@ -73,6 +73,17 @@ export function mapTransportError(err: unknown, deadline: Deadline): Error {
   return markRetryable(new UpstreamError(`Could not reach the provider${code ? ` (${code})` : ''}`), true);
 }
 
+/**
+ * The error mapper of a batch API call: as the wire format's, but a 404 is the upstream batch or file gone
+ * (expired, deleted, another account), not a model the provider does not know.
+ */
+export function batchCallErrors(mapError: (status: number, headers: IncomingHttpHeaders, bodyText: string) => TaggedError) {
+  return (status: number, headers: IncomingHttpHeaders, bodyText: string): TaggedError =>
+    status === 404
+      ? markRetryable(new NotFoundError('The provider has no such batch or batch file', null, 'upstream_batch_not_found'), false)
+      : mapError(status, headers, bodyText);
+}
+
 export function malformedUpstreamError(what: string): TaggedError {
   return markRetryable(new UpstreamError(`The provider sent a malformed ${what}`), false);
 }

@@ -9,6 +9,7 @@ import { OriginPools } from '../http/origin-pools';
 import { jsonRequestHeaders, requestUpstream } from '../http/post-upstream';
 import { callUpstream, openUpstreamStream } from '../http/upstream-call';
 import { readJsonAnswer } from '../http/upstream-json';
+import { batchCallErrors } from '../http/upstream-errors';
 import { upstreamLines } from '../http/upstream-lines';
 import { convertOpenAIBatchResultLine, convertOpenAIBatchState } from './convert-from-openai-batch';
 import { batchFileUpload, OPENAI_BATCH_ENDPOINT } from './convert-to-openai-batch';
@@ -16,6 +17,8 @@ import { convertToOpenAIChat, OPENAI_CAPABILITIES } from './convert-to-openai-ch
 import { openAIBatchSchema, openAIFileSchema, type OpenAIBatch } from './openai-batch-api';
 import { OPENAI_DIALECT } from './openai-chat-provider';
 import { mapOpenAIHttpError } from './openai-error';
+
+const BATCH_ERRORS = batchCallErrors(mapOpenAIHttpError);
 
 /**
  * OpenAI's batch API: the lines uploaded as a JSONL file (`POST /files`, purpose `batch`), a batch made of it
@@ -109,7 +112,7 @@ export class OpenAIBatchProvider implements NativeBatchProvider {
       headers: { ...extraHeaders(target), ...request.headers, ...OPENAI_DIALECT.authHeaders(target) },
       body: request.body,
       deadline,
-      mapError: mapOpenAIHttpError,
+      mapError: BATCH_ERRORS,
     });
   }
 }

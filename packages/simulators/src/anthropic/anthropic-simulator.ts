@@ -3,6 +3,7 @@ import {
   answerModelKnob, latencyOf, later, readBody, sendJson as sendPlainJson, serve, simulatorHandler, SNAPSHOT_SUFFIX, trickle,
   type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
+import { createAnthropicBatchRoutes, isMessageBatchesPath } from './batch-route';
 import { anthropicErrorBody, encodeEvent, messageBody, messageEvents, simulatedErrorBody } from './anthropic-wire';
 import { simulateMessage, type MessagesBody } from './simulated-message';
 
@@ -43,11 +44,15 @@ export async function startAnthropicSimulator(options: AnthropicSimulatorOptions
   }));
 }
 
-/** `POST /v1/messages` and `POST /v1/messages/count_tokens` behind an `x-api-key`, with `anthropic-version` required. */
+/**
+ * `POST /v1/messages`, `POST /v1/messages/count_tokens` and the message batches API, behind an `x-api-key`,
+ * with `anthropic-version` required.
+ */
 export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): SimulatorHandler {
   let callCounter = 0;
   const latencyDefault = options.latencyMs ?? 0;
   const fixtures = options.fixtures ?? {};
+  const batchRoutes = createAnthropicBatchRoutes((res, status, body) => sendJson(res, status, body, `req_sim${(++callCounter).toString(36).padStart(10, '0')}`));
 
   function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
     const callId = (++callCounter).toString(36).padStart(10, '0');
@@ -56,6 +61,13 @@ export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): S
     if (typeof apiKey !== 'string' || apiKey.trim() === '') {
       req.resume();
       return sendJson(res, 401, anthropicErrorBody('authentication_error', 'x-api-key header is required', requestId), requestId);
+    }
+    if (isMessageBatchesPath(path)) {
+      if (typeof req.headers['anthropic-version'] !== 'string') {
+        req.resume();
+        return sendJson(res, 400, anthropicErrorBody('invalid_request_error', 'anthropic-version: header is required', requestId), requestId);
+      }
+      return readBody(req, MAX_BODY_BYTES, () => sendJson(res, 413, simulatedErrorBody(413, '', requestId), requestId), (buffer) => batchRoutes.route(req, res, path, buffer.toString('utf8')));
     }
     if (req.method !== 'POST' || (path !== '/v1/messages' && path !== COUNT_TOKENS_PATH)) {
       req.resume();
@@ -128,7 +140,7 @@ export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): S
     });
   }
 
-  return simulatorHandler((path) => path === '/v1/messages' || path === COUNT_TOKENS_PATH, route);
+  return simulatorHandler((path) => path === '/v1/messages' || path === COUNT_TOKENS_PATH || isMessageBatchesPath(path), route);
 }
 
 /** Anthropic answers carry their request id in a `request-id` header. */
