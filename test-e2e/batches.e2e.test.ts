@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import OpenAI, { toFile } from 'openai';
+import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { usdToMicros } from '@gw/platform';
 import { REQUEST_COUNT_PATH } from '@gw/simulators';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
@@ -220,7 +224,24 @@ describe('batches and files through the edge (embedded)', () => {
 });
 
 describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () => {
-  const stack = useStack('processes', { env: { ...LIMITS, BATCH_LEASE_MS: '3000', BATCH_LINE_CONCURRENCY: '4' }, secondBatch: true });
+  // A callback receiver on loopback over TLS: the webhooks process trusts its certificate and may call
+  // loopback (both test-only switches); the batch service's guard allows loopback too.
+  const caDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-batch-ca-'));
+  const caFile = path.join(caDir, 'receiver.pem');
+  let receiver: TlsReceiver;
+  beforeAll(async () => {
+    const pems = await selfSignedCert();
+    writeFileSync(caFile, pems.cert);
+    receiver = await startTlsReceiver(pems);
+  });
+  const stack = useStack('processes', {
+    env: { ...LIMITS, BATCH_LEASE_MS: '3000', BATCH_LINE_CONCURRENCY: '4', GATEWAY_ALLOW_LOOPBACK_CALLBACKS: 'true', WEBHOOKS_EXTRA_CA_FILE: caFile },
+    secondBatch: true,
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    rmSync(caDir, { recursive: true, force: true });
+  });
 
   /** Provider calls the slow simulator (which only these batches use) has received. */
   const slowCalls = async () => {
@@ -252,12 +273,24 @@ describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () 
   it('kill -9 of the batch processes mid-batch: after restart the batch completes, no line runs or bills twice', async () => {
     const [before, callsBefore] = [await spendableMicros(stack.baseURL, stack.key), await slowCalls()];
     const ids = Array.from({ length: 16 }, (_, i) => `kill-${i}`);
-    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id);
+    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id,
+      { callback_url: `${receiver.origin}/batch-hook` });
     await waitFor('some lines answered', async () => ((await stack.openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= 4, 60_000);
     // Lines are in flight at inference now: their answers arrive after the batch processes are gone.
     await Promise.all([stack.processes!.kill('batch'), stack.processes!.kill('batch-2')]);
     await stack.processes!.start('batch');
     await stack.processes!.start('batch-2');
-    await expectEachLineOnce(await pollUntil(stack.openai, created.id, ['completed', 'failed'], 120_000), ids, before, callsBefore);
+    const done = await pollUntil(stack.openai, created.id, ['completed', 'failed'], 120_000);
+    await expectEachLineOnce(done, ids, before, callsBefore);
+
+    // One callback for the terminal state, with the Batch fields, though both batch processes died on the way.
+    // The account has no signing secret: the callback is unsigned (no webhook-id header), so it is told by its body.
+    const callbacks = () => receiver.received.filter((r) => r.body.includes(created.id));
+    await waitFor('the batch callback', async () => callbacks().length > 0, 30_000);
+    expect(callbacks()).toHaveLength(1);
+    expect(JSON.parse(callbacks()[0].body)).toMatchObject({
+      event: 'batch.completed', id: created.id, status: 'completed', execution: 'platform', execution_preference: 'auto', fallback_from_provider: true,
+      request_counts: done.request_counts, output_file_id: done.output_file_id, usage_billing: done.usage_billing,
+    });
   });
 });
