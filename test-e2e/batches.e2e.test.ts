@@ -6,7 +6,11 @@ import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guar
 import { usdToMicros } from '@gw/platform';
 import { REQUEST_COUNT_PATH } from '@gw/simulators';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
-import { E2E_BATCH_OPENAI_MODEL, E2E_MODEL, E2E_NO_BATCH_MODEL, E2E_SLOW_MODEL } from './harness/catalog';
+import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import {
+  E2E_BATCH_ANTHROPIC_MODEL, E2E_BATCH_EXPIRE_ANTHROPIC_MODEL, E2E_BATCH_EXPIRE_OPENAI_MODEL, E2E_BATCH_OPENAI_MODEL, E2E_BATCH_PRICE, E2E_MODEL,
+  E2E_NO_BATCH_MODEL, E2E_SLOW_MODEL,
+} from './harness/catalog';
 import { waitFor } from './harness/ports';
 import { useStack, type TestStack } from './harness/stack';
 
@@ -15,7 +19,11 @@ jest.setTimeout(120_000);
 const REQUEST_ID = /^br-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const OTHER_ACCOUNT = 'acct_batch_other';
 /** Small limits, so refusing them costs no big upload. */
-const LIMITS = { FILE_MAX_LINES: '200', FILE_MAX_BYTES: String(256 * 1024), BATCH_LINE_MAX_BYTES: '4096', BATCH_PROGRESS_MS: '200', BATCH_POLL_MS: '200' };
+const LIMITS = {
+  FILE_MAX_LINES: '200', FILE_MAX_BYTES: String(256 * 1024), BATCH_LINE_MAX_BYTES: '4096', BATCH_PROGRESS_MS: '200', BATCH_POLL_MS: '200',
+  // The simulated provider batches move one step per poll.
+  BATCH_PROVIDER_POLL_MS: '500',
+};
 
 type Batch = OpenAI.Batch & {
   execution: string; execution_preference: string; fallback_from_provider: boolean; client_model: string | null;
@@ -192,6 +200,52 @@ describe('batches and files through the edge (embedded)', () => {
 
     expect(await stack.openai.files.delete(file.id)).toEqual({ id: file.id, object: 'file', deleted: true });
     await expect(stack.openai.files.retrieve(file.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it.each([E2E_BATCH_OPENAI_MODEL, E2E_BATCH_ANTHROPIC_MODEL])('auto with a native route runs on the provider batch API (%s), each line billed once at the batch price', async (model) => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    const ids = Array.from({ length: 5 }, (_, i) => `p-${i}`);
+    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, `provider line ${id}`, model))))).id);
+    expect(created).toMatchObject({ execution_preference: 'auto', execution: 'provider', fallback_from_provider: false, client_model: model });
+    const done = await pollUntil(stack.openai, created.id, ['completed', 'failed', 'expired']);
+    expect(done).toMatchObject({ status: 'completed', request_counts: { total: 5, completed: 5, failed: 0 }, error_file_id: null });
+    const outputs = await fileLines(stack.openai, done.output_file_id!);
+    expect(outputs.map((o) => o.custom_id).sort()).toEqual(ids);
+    let charged = 0;
+    for (const out of outputs) {
+      expect(out).toMatchObject({ response: { status_code: 200, request_id: expect.stringMatching(REQUEST_ID), body: { object: 'chat.completion', model } }, error: null });
+      const record = await waitForBilledRequest(stack.baseURL, stack.key, out.response!.request_id);
+      expect(record).toMatchObject({ api_type: 'batch', model });
+      expect(usdToMicros(record.list_cost)).toBe(listCostMicros(deploymentPrice(E2E_BATCH_PRICE), tokenCounts(record.usage)));
+      charged += usdToMicros(record.charged_cost);
+    }
+    expect(done.usage_billing).toMatchObject({ charged_cost_micros: charged });
+    expect(before - (await spendableMicros(stack.baseURL, stack.key))).toBe(charged);
+  });
+
+  it.each([E2E_BATCH_EXPIRE_OPENAI_MODEL, E2E_BATCH_EXPIRE_ANTHROPIC_MODEL])('a provider batch that expires upstream (%s) ends expired: answered lines billed, the rest batch_expired', async (model) => {
+    const ids = Array.from({ length: 4 }, (_, i) => `e-${i}`);
+    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, model))))).id, { execution: 'provider' });
+    const done = await pollUntil(stack.openai, created.id, ['completed', 'failed', 'expired']);
+    expect(done).toMatchObject({ status: 'expired', expired_at: expect.any(Number), request_counts: { total: 4, completed: 2, failed: 2 } });
+    const expired = await fileLines(stack.openai, done.error_file_id!);
+    expect(expired.map((e) => e.error?.code)).toEqual(['batch_expired', 'batch_expired']);
+    const outputs = await fileLines(stack.openai, done.output_file_id!);
+    expect(outputs).toHaveLength(2);
+    let charged = 0;
+    for (const out of outputs) charged += usdToMicros((await waitForBilledRequest(stack.baseURL, stack.key, out.response!.request_id)).charged_cost);
+    expect(done.usage_billing).toMatchObject({ charged_cost_micros: charged });
+  });
+
+  it('cancelling a provider batch cancels it upstream: cancelled, every line batch_cancelled, nothing billed', async () => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl([line('c-0', 'x', E2E_BATCH_OPENAI_MODEL), line('c-1', 'y', E2E_BATCH_OPENAI_MODEL)]))).id);
+    expect(created.execution).toBe('provider');
+    await stack.openai.batches.cancel(created.id);
+    const done = await pollUntil(stack.openai, created.id, ['cancelled', 'completed']);
+    expect(done).toMatchObject({ status: 'cancelled', cancelled_at: expect.any(Number), request_counts: { total: 2, completed: 0, failed: 2 } });
+    expect((await fileLines(stack.openai, done.error_file_id!)).map((e) => e.error?.code)).toEqual(['batch_cancelled', 'batch_cancelled']);
+    expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before);
   });
 
   it('cancel: in flight -> cancelling -> cancelled with cancelled_at; lines never sent are batch_cancelled; terminal stays unchanged', async () => {

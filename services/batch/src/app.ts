@@ -4,6 +4,7 @@ import { loadCatalog } from '@gw/catalog';
 import { createInferenceClient } from '@gw/inference-client';
 import { JobWorkerPool } from '@gw/jobs';
 import { outboundPolicyFromConfig } from '@gw/net-guard';
+import { createNativeBatchProvider } from '@gw/providers';
 import { IdentitySigner, startService, type Logger, type RunningService } from '@gw/platform';
 import type { Store } from '@gw/store';
 import { batchesCollection, CANCELLABLE, ensureBatchIndexes } from './batches/batch-records';
@@ -15,6 +16,7 @@ import { BatchCallbacks } from './execution/batch-callbacks';
 import { batchJobHandler, batchJobStore, type BatchJobPayload, type BatchJobResult } from './execution/batch-runner';
 import { BillingCharges } from './execution/billing-charges';
 import { AccountLimits } from './execution/concurrency';
+import { NativeBatchProviders } from './execution/provider-route';
 import { ensureFileIndexes, filesCollection } from './files/file-records';
 import { filesRoutes } from './files/files-routes';
 import { FilesService } from './files/files-service';
@@ -51,6 +53,7 @@ export async function startBatchService({ config, store, bus, blobs, logger, env
     const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'batch');
     const inference = client('inference', createInferenceClient(config.INFERENCE_GRPC_ADDR, { kind: 'service', signer }));
     const billing = client('billing', new BillingCharges(config.BILLING_GRPC_ADDR, config.GATEWAY_IDENTITY_SECRET));
+    const nativeBatches = client('native-batch-providers', new NativeBatchProviders(catalog, createNativeBatchProvider, env));
 
     let batchesService: BatchesService | null = null;
     const filesService = new FilesService(files, blobs, {
@@ -68,6 +71,7 @@ export async function startBatchService({ config, store, bus, blobs, logger, env
             progressMs: config.BATCH_PROGRESS_MS, maxLineBytes: config.BATCH_LINE_MAX_BYTES,
           },
         },
+        provider: { outbox, providers: nativeBatches, pollMs: config.BATCH_PROVIDER_POLL_MS },
         finalize: { files: filesService, billing, callbacks, billingWaitMs: config.BATCH_BILLING_WAIT_MS, billingPollMs: 250 },
       }),
       workers: config.BATCH_WORKERS,

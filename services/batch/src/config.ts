@@ -33,6 +33,8 @@ export const batchConfigSchema = z.object({
   BATCH_PROGRESS_MS: positiveInt(1_000),
   /** A line whose call could not be made (inference unavailable) is retried after this, with the same request id. */
   BATCH_LINE_RETRY_MS: positiveInt(1_000),
+  /** How often a batch on a provider's batch API is polled (under its lease, by whichever instance holds it). */
+  BATCH_PROVIDER_POLL_MS: positiveInt(30_000),
   /** How long finalizing waits for billing to have applied every answered line. */
   BATCH_BILLING_WAIT_MS: positiveInt(120_000),
   /** Per-line deadline of the inference call. */

@@ -50,6 +50,10 @@ export interface BatchDoc extends Doc {
   fallback_from_provider: boolean;
   /** The catalogue deployment whose batch API runs a provider batch. */
   deployment_id: string | null;
+  /** Provider execution: the upstream batch (a NativeBatchHandle as JSON), once submitted. */
+  provider_handle_json: string | null;
+  /** Provider execution: the upstream cancel was asked for. */
+  provider_cancel_sent: boolean;
   input_file_id: string;
   client_model: string | null;
   output_file_id: string | null;

@@ -94,7 +94,7 @@ export class BatchesService {
       _id: newId('batch_'), account_id: identity.accountId, identity, trace_id: traceId,
       status: errors ? 'failed' : 'in_progress', endpoint: req.endpoint, completion_window: req.completionWindow,
       execution_preference: req.execution, execution: resolved.execution, fallback_from_provider: resolved.fallback_from_provider,
-      deployment_id: resolved.deployment?.id ?? null, input_file_id: req.inputFileId, client_model: clientModel,
+      deployment_id: resolved.deployment?.id ?? null, provider_handle_json: null, provider_cancel_sent: false, input_file_id: req.inputFileId, client_model: clientModel,
       output_file_id: null, error_file_id: null, request_counts: { total: errors ? 0 : total, completed: 0, failed: 0 }, lines_prepared: false,
       usage_billing: null, metadata_json: req.metadata ? JSON.stringify(req.metadata) : null, errors, callback_url: req.callbackUrl,
       callback_pending: errors !== null, created_at_ms: created, in_progress_at_ms: errors ? null : created, finalizing_at_ms: null,

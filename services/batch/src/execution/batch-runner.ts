@@ -7,6 +7,7 @@ import { blobKeyOf } from '../files/file-records';
 import { countLines, prepareLines, type LineDoc } from './batch-lines';
 import { finalizeBatch, type FinalizeDeps } from './finalize';
 import { runPlatformLines, type PlatformRunDeps } from './platform-run';
+import { runProviderBatch, type ProviderRunDeps } from './provider-run';
 
 /** One leased job per batch (its id is the batch id): whoever holds the lease works the batch. */
 export const BATCH_JOB_KIND = 'batch.run';
@@ -28,6 +29,7 @@ export interface BatchRunnerDeps {
   lines: Collection<LineDoc>;
   blobs: BlobStore;
   platform: Omit<PlatformRunDeps, 'batches' | 'lines' | 'logger'>;
+  provider: Omit<ProviderRunDeps, 'batches' | 'lines' | 'logger' | 'maxLineBytes'>;
   finalize: Omit<FinalizeDeps, 'batches' | 'lines' | 'logger'>;
   maxLineBytes: number;
   /** Pause before running a batch again whose lines could not all be recorded (the store failed). */
@@ -39,12 +41,14 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Works one batch under its job's lease, from wherever an earlier run stopped: records its lines (once),
- * sends the unanswered ones, then finalizes it as completed, or as cancelled once a cancel was asked for.
+ * then on the platform sends the unanswered ones and finalizes it as completed, or as cancelled once a cancel
+ * was asked for; on a provider's batch API submits, polls and maps the results (see provider-run.ts).
  */
 export function batchJobHandler(deps: BatchRunnerDeps): JobHandler<BatchJobPayload, BatchJobResult> {
   const { batches, lines, logger } = deps;
   const finalizeDeps: FinalizeDeps = { ...deps.finalize, batches, lines, logger };
   const platformDeps: PlatformRunDeps = { ...deps.platform, batches, lines, logger };
+  const providerDeps: ProviderRunDeps = { ...deps.provider, batches, lines, logger, maxLineBytes: deps.maxLineBytes };
   const input = (batch: BatchDoc) => deps.blobs.get(blobKeyOf(batch.input_file_id));
 
   return async ({ job, signal }) => {
@@ -58,6 +62,10 @@ export function batchJobHandler(deps: BatchRunnerDeps): JobHandler<BatchJobPaylo
     if (!batch.lines_prepared) {
       await prepareLines(lines, batch._id, await input(batch), batch.endpoint, deps.maxLineBytes);
       batch = (await batches.findOneAndUpdate({ _id: batch._id }, { $set: { lines_prepared: true } }))!;
+    }
+    if (batch.execution === 'provider') {
+      const { outcome, errors } = await runProviderBatch(providerDeps, batch, () => input(batch!), signal);
+      return { status: (await finalizeBatch(finalizeDeps, batch, outcome, signal, errors ?? null)).status };
     }
     for (;;) {
       const ran = await runPlatformLines(platformDeps, batch, await input(batch), signal);

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { microsToUsd, type Logger } from '@gw/platform';
 import type { Collection } from '@gw/store';
-import type { BatchDoc, TerminalBatchStatus } from '../batches/batch-records';
+import type { BatchDoc, BatchErrors, TerminalBatchStatus } from '../batches/batch-records';
 import type { FilesService } from '../files/files-service';
 import { countLines, linesInOrder, outputLineId, type LineDoc } from './batch-lines';
 import type { BatchCallbacks } from './batch-callbacks';
@@ -40,7 +40,7 @@ const fileIdOf = (batchId: string, kind: 'output' | 'errors') => `file-${kind}-$
  * makes the batch terminal with a pending callback, which is published. Every step is idempotent: a run
  * that dies here is finished by the next.
  */
-export async function finalizeBatch(deps: FinalizeDeps, batch: BatchDoc, outcome: TerminalBatchStatus, signal: AbortSignal): Promise<BatchDoc> {
+export async function finalizeBatch(deps: FinalizeDeps, batch: BatchDoc, outcome: TerminalBatchStatus, signal: AbortSignal, errors: BatchErrors | null = null): Promise<BatchDoc> {
   const { batches, lines } = deps;
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ batchId: batch._id });
@@ -63,14 +63,15 @@ export async function finalizeBatch(deps: FinalizeDeps, batch: BatchDoc, outcome
     })()),
   });
   const output = counts.succeeded > 0 || outcome === 'completed' ? await writeFile('output', ['succeeded'], counts.succeeded) : null;
-  const errors = counts.failed > 0 ? await writeFile('errors', ['failed', 'cancelled', 'expired'], counts.failed) : null;
+  const errorFile = counts.failed > 0 ? await writeFile('errors', ['failed', 'cancelled', 'expired'], counts.failed) : null;
 
   const endedAt = now();
   const ended = await batches.findOneAndUpdate(
     { _id: batch._id, status: { $in: ['in_progress', 'finalizing', 'cancelling', 'validating'] } },
     {
       $set: {
-        status: outcome, [`${outcome}_at_ms`]: endedAt, output_file_id: output?._id ?? null, error_file_id: errors?._id ?? null,
+        status: outcome, [`${outcome}_at_ms`]: endedAt, output_file_id: output?._id ?? null, error_file_id: errorFile?._id ?? null,
+        ...(errors ? { errors } : {}),
         request_counts: { total: batch.request_counts.total, completed: counts.succeeded, failed: counts.failed },
         usage_billing: {
           list_cost: microsToUsd(totals.listMicros), charged_cost: microsToUsd(totals.chargedMicros),
