@@ -81,7 +81,21 @@ describe('inference gRPC API (processes)', () => {
     expect({ status: err.status, code: err.code }).toEqual({ status: http.status, code: http.body.error.code });
   });
 
-  test.each<[string, () => InferenceClient]>([
+  test('a key\'s own limit holds over gRPC as over HTTP, and a disabled key is refused', async () => {
+    const created = await api(stack.baseURL, 'POST', '/keys', { key: stack.key, body: { name: 'grpc-limited', limit: 0.000001 } });
+    expect(created.status).toBe(201);
+    const body = { model: E2E_MODEL, messages, max_tokens: 1000 };
+    const http = await api(stack.baseURL, 'POST', '/chat/completions', { key: created.body.key, body });
+    const err = await failure(withKey(created.body.key).createChatCompletion(body));
+    expect(err).toBeInstanceOf(PaymentRequiredError);
+    expect(err.code).toBe(http.body.error.code);
+
+    const disabled = await api(stack.baseURL, 'POST', '/keys', { key: stack.key, body: { name: 'grpc-disabled' } });
+    expect((await api(stack.baseURL, 'PATCH', `/keys/${disabled.body.data.hash}`, { key: stack.key, body: { disabled: true } })).status).toBe(200);
+    expect(await failure(withKey(disabled.body.key).createChatCompletion({ model: E2E_MODEL, messages }))).toBeInstanceOf(AuthenticationError);
+  });
+
+    test.each<[string, () => InferenceClient]>([
     ['no API key', () => withKey('')],
     ['an unknown API key', () => withKey(`sk-gw-v1-${'0'.repeat(48)}`)],
     ['a service identity signed with another secret', () => client(stack.internal.inferenceGrpc, { kind: 'service', signer: new IdentitySigner('not-the-platform-secret-0123456789abcdef', 'batch') })],

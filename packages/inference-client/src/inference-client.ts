@@ -73,12 +73,16 @@ export interface InferenceClientOptions {
 
 /** Long enough for a long generation; a call that needs a tighter bound sets its own. */
 export const DEFAULT_INFERENCE_DEADLINE_MS = 10 * 60_000;
+/** A completion may be larger than gRPC's default 4 MiB receive limit (long outputs, many choices). */
+const MAX_RECEIVE_BYTES = 64 * 1024 * 1024;
 
 const service = inferenceProto.gateway.inference.v1.Inference.service;
 
 /** A client of the inference gRPC API (`gateway.inference.v1.Inference`) at `address` (`host:port`). */
 export function createInferenceClient(address: string, credentials: InferenceCredentials, options: InferenceClientOptions = {}): InferenceClient {
-  const client: GeneratedClient = new inferenceProto.gateway.inference.v1.Inference(address, grpc.credentials.createInsecure(), grpcClientOptions);
+  const client: GeneratedClient = new inferenceProto.gateway.inference.v1.Inference(address, grpc.credentials.createInsecure(), {
+    ...grpcClientOptions, 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
+  });
   const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_INFERENCE_DEADLINE_MS;
 
   const metadataFor = (methodPath: string, opts: InferenceCallOptions): grpc.Metadata => {
@@ -101,7 +105,7 @@ export function createInferenceClient(address: string, credentials: InferenceCre
       const call = client.CreateChatCompletion({ body_json: JSON.stringify(body), request_id: opts.requestId ?? '' }, md, callOptions(opts),
         (err, res?: CreateChatCompletionResponse) => {
           opts.signal?.removeEventListener('abort', cancel);
-          if (err) return reject(fromGrpcError(err));
+          if (err) return reject(opts.signal?.aborted ? opts.signal.reason : fromGrpcError(err));
           try {
             resolve({
               requestId: res!.request_id, completion: parseJson<ChatCompletion>(res!.completion_json), usage: usageOf(res!.usage), cost: costOf(res!.cost), replayed: res!.replayed,
@@ -111,7 +115,7 @@ export function createInferenceClient(address: string, credentials: InferenceCre
           }
         });
       const cancel = () => call.cancel();
-      opts.signal?.addEventListener('abort', cancel, { once: true });
+      onAbort(opts.signal, cancel);
     }),
 
     streamChatCompletion: (body, opts = {}) => ({
@@ -125,7 +129,7 @@ export function createInferenceClient(address: string, credentials: InferenceCre
 async function* streamEvents(client: GeneratedClient, body: object, md: grpc.Metadata, callOpts: grpc.CallOptions, opts: InferenceCallOptions): AsyncGenerator<ChatStreamEvent> {
   const call = client.StreamChatCompletion({ body_json: JSON.stringify(body), request_id: opts.requestId ?? '' }, md, callOpts);
   const cancel = () => call.cancel();
-  opts.signal?.addEventListener('abort', cancel, { once: true });
+  onAbort(opts.signal, cancel);
   try {
     for await (const message of call as AsyncIterable<StreamChatCompletionResponse>) {
       const { request_id: requestId, replayed } = message;
@@ -133,7 +137,9 @@ async function* streamEvents(client: GeneratedClient, body: object, md: grpc.Met
       else if (message.event === 'summary') yield { type: 'summary', requestId, replayed, usage: usageOf(message.summary?.usage), cost: costOf(message.summary?.cost) };
     }
   } catch (err) {
-    throw isServiceError(err) ? fromGrpcError(err) : toGatewayError(err);
+    // Aborted by the caller: its own reason, as fetch does, rather than the CANCELLED status it caused.
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    throw toGatewayError(err);
   } finally {
     opts.signal?.removeEventListener('abort', cancel);
     // A consumer that stopped reading early ends the call (the service bills what was generated).
@@ -141,8 +147,9 @@ async function* streamEvents(client: GeneratedClient, body: object, md: grpc.Met
   }
 }
 
-function isServiceError(err: unknown): err is grpc.ServiceError {
-  return typeof (err as grpc.ServiceError)?.code === 'number' && (err as grpc.ServiceError).metadata instanceof grpc.Metadata;
+function onAbort(signal: AbortSignal | undefined, cancel: () => void): void {
+  if (signal?.aborted) cancel();
+  else signal?.addEventListener('abort', cancel, { once: true });
 }
 
 function parseJson<T>(text: string): T {

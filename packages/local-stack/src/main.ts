@@ -15,6 +15,7 @@ async function main() {
   const stack = await startLocalStack({ dataDir, env, logger, simulatorPort: Number(env.SIMULATOR_PORT ?? 4010) });
   installShutdown(logger.child({ service: 'local-stack' }), [{ name: 'stack', run: () => stack.stop() }]);
   const base = `http://127.0.0.1:${stack.edge.httpPort}/v1`;
+  const grpcPort = stack.services.find((s) => s.name === 'inference')?.grpcPort;
   process.stdout.write([
     '',
     `Gateway ready on ${base} (data in ${dataDir}).`,
@@ -23,6 +24,8 @@ async function main() {
     `  curl ${base}/chat/completions -H "Authorization: Bearer $GATEWAY_KEY" -H 'content-type: application/json' \\`,
     `    -d '{"model":"simulated/echo-chat","messages":[{"role":"user","content":"hello gateway"}]}'`,
     `  curl ${base}/billing/balance -H "Authorization: Bearer $GATEWAY_KEY"`,
+    `The inference gRPC API (server reflection on, no .proto needed) is on 127.0.0.1:${grpcPort}:`,
+    `  grpcurl -plaintext 127.0.0.1:${grpcPort} list`,
     '',
   ].join('\n'));
 }

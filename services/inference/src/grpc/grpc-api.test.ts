@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createInferenceClient, type ChatStreamEvent, type InferenceClient } from '@gw/inference-client';
 import * as grpc from '@grpc/grpc-js';
 import {
-  AuthenticationError, callUnary, ConflictError, grpcClientOptions, InputError, PaymentRequiredError, serviceIdentityInterceptor, type GatewayError,
+  AuthenticationError, callUnary, ConflictError, grpcClientOptions, InputError, PaymentRequiredError, serviceIdentityInterceptor, UpstreamError,
+  type GatewayError,
 } from '@gw/platform';
 import { inferenceProto, type CreateChatCompletionResponse, type InferenceClient as GeneratedClient } from '@gw/proto';
 import { API_KEY, BROKE, FUNDED, identityOf, PAUSED_USAGE, PRICE_FACTOR_PPM, serviceSigner, startGrpcTestStack, type GrpcTestStack } from './grpc-test-stack';
@@ -105,7 +106,19 @@ describe('inference gRPC API (real keys, billing, inference; OpenAI simulator)',
     expect(err).toMatchObject({ status: 400, param });
   });
 
-  it('an account without balance is refused with the 402 error (FAILED_PRECONDITION), before any provider call', async () => {
+  it.each<[string, object, string]>([
+    ['stream: false', { model: 'test/echo', messages, stream: false }, 'stream'],
+    ['a stream flag that is no boolean', { model: 'test/echo', messages, stream: 'yes' }, 'stream'],
+    ['no messages', { model: 'test/echo' }, 'messages'],
+  ])('refuses a streamed call with %s before it starts, naming the param', async (_what, body, param) => {
+    const before = stack.simulator.requests;
+    const err = await failure(collect(withKey.streamChatCompletion(body)));
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).toMatchObject({ status: 400, param });
+    expect(stack.simulator.requests).toBe(before);
+  });
+
+    it('an account without balance is refused with the 402 error (FAILED_PRECONDITION), before any provider call', async () => {
     const before = stack.simulator.requests;
     const err = await failure(asService.createChatCompletion({ model: 'test/echo', messages }, { actingFor: identityOf(BROKE) }));
     expect(err).toBeInstanceOf(PaymentRequiredError);
@@ -168,8 +181,19 @@ describe('inference gRPC API (real keys, billing, inference; OpenAI simulator)',
         requestId = e.requestId;
         abort.abort();
       }
-    })()).rejects.toMatchObject({ status: expect.any(Number) });
+    })()).rejects.toMatchObject({ name: 'AbortError' });
     expect(requestId).toMatch(/^br-/);
     expect(await stack.usageEventFor(requestId)).toMatchObject({ streamed: true, cancelled: true, usage: PAUSED_USAGE });
+  });
+
+  it('a stream the upstream cuts ends with the typed upstream error after its first chunk, and its id cannot run again', async () => {
+    const opts = { actingFor: identityOf(FUNDED), requestId: `br-${randomUUID()}` };
+    const seen: ChatStreamEvent[] = [];
+    const err = await failure((async () => { for await (const e of asService.streamChatCompletion({ model: 'test/cut', messages }, opts)) seen.push(e); })());
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(seen.map((e) => e.type)).toEqual(['chunk']);
+    expect(await stack.usageEventFor(opts.requestId)).toMatchObject({ streamed: true });
+    const again = await failure(collect(asService.streamChatCompletion({ model: 'test/cut', messages }, opts)));
+    expect(again).toMatchObject({ status: 409, code: 'request_id_spent' });
   });
 });

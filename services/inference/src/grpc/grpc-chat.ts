@@ -69,7 +69,8 @@ export class GrpcChat {
     const { identity, requestId } = admitCaller(caller, req.request_id);
     const parsed = this.parseBody(req.body_json);
     if (parsed.stream === false) throw new InputError('StreamChatCompletion streams: leave stream out or set it true', 'stream');
-    const body = { ...parsed, stream: true };
+    // A `stream` of another type is left to the HTTP route's validation, which names it.
+    const body = parsed.stream === undefined ? { ...parsed, stream: true } : parsed;
     this.deps.chat.prepare(body);
     const admission = requestId ? await this.deps.recorded.admit(requestId, identity.accountId, 'stream') : null;
     if (admission?.kind === 'replay' && admission.response.method === 'stream') {

@@ -34,17 +34,25 @@ export const identityOf = (accountId: string): Identity => ({
 /** How the batch service signs: a service identity acting for an account. */
 export const serviceSigner = () => new IdentitySigner(STACK_SECRET, 'batch');
 
-/** An OpenAI-format upstream that sends one chunk, pauses (time for the client to leave), then the rest and its usage. */
+/**
+ * An OpenAI-format upstream that sends one chunk and pauses (time for the client to leave); then, for model
+ * `slow-1`, the rest and its usage, and for any other model it drops the connection mid-stream.
+ */
 function startPausingUpstream(pauseMs: number): Promise<Server> {
   const chunk = (choices: unknown[], usage: unknown = null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'slow-1', choices, usage })}\n\n`;
   const server = createServer((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(chunk([{ index: 0, delta: { role: 'assistant', content: 'first words' }, finish_reason: null }]));
-    setTimeout(() => res.end(
-      chunk([{ index: 0, delta: { content: ' and the rest' }, finish_reason: 'stop' }]) + chunk([], PAUSED_USAGE) + 'data: [DONE]\n\n',
-    ), pauseMs);
+    const body: Buffer[] = [];
+    req.on('data', (part: Buffer) => body.push(part));
+    req.on('end', () => {
+      const cuts = !Buffer.concat(body).toString().includes('"slow-1"');
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk([{ index: 0, delta: { role: 'assistant', content: 'first words' }, finish_reason: null }]));
+      setTimeout(() => {
+        if (cuts) return res.destroy();
+        res.end(chunk([{ index: 0, delta: { content: ' and the rest' }, finish_reason: 'stop' }]) + chunk([], PAUSED_USAGE) + 'data: [DONE]\n\n');
+      }, pauseMs);
+    });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
@@ -59,7 +67,7 @@ function catalog(simulator: OpenAISimulator, pausingPort: number) {
       sim: { kind: 'openai-compatible', base_url: simulator.baseUrl, api_key_env: 'SIM_KEY' },
       slow: { kind: 'openai-compatible', base_url: `http://127.0.0.1:${pausingPort}/v1`, api_key_env: 'SIM_KEY' },
     },
-    models: [model('test/echo', 'sim', 'gpt-4o-mini'), model('test/pausing', 'slow', 'slow-1')],
+    models: [model('test/echo', 'sim', 'gpt-4o-mini'), model('test/pausing', 'slow', 'slow-1'), model('test/cut', 'slow', 'cut-1')],
   };
 }
 
