@@ -29,6 +29,7 @@ const TARGETS: Target[] = [
   { name: 'keys list', url: (s) => s.internal.keysURL, method: 'GET', path: '/v1/keys', plainErrors: true },
   { name: 'keys create', url: (s) => s.internal.keysURL, method: 'POST', path: '/v1/keys', body: { name: 'planted' }, plainErrors: true },
   { name: 'billing balance', url: (s) => s.internal.billingURL, method: 'GET', path: '/v1/billing/balance' },
+  { name: 'webhooks settings', url: (s) => s.internal.webhooksURL, method: 'PUT', path: '/v1/webhooks/settings', body: { url: 'https://example.com/hook', rotate_secret: true } },
 ];
 
 /** Each way of claiming an identity without the edge; each must be refused. */

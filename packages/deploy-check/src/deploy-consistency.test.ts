@@ -8,6 +8,7 @@ import { billingConfigSchema } from '@gw/billing/src/config';
 import { edgeConfigSchema } from '@gw/edge/src/config';
 import { inferenceConfigSchema } from '@gw/inference/src/config';
 import { keysConfigSchema } from '@gw/keys/src/config';
+import { webhooksConfigSchema } from '@gw/webhooks/src/config';
 import {
   containerEnv, healthcheckTarget, loadCluster, loadCompose, loadDockerfile, matchesLabels, rel, serviceSelects,
   resolveContainerPort, ROOT, serviceFolders, workloads, type EnvVar, type Workload, type Yaml,
@@ -41,6 +42,7 @@ const SERVICES: Record<string, ServiceSpec> = {
   keys: { schema: keysConfigSchema, probePort: 'KEYS_HTTP_PORT', grpcPort: 'KEYS_GRPC_PORT' },
   billing: { schema: billingConfigSchema, probePort: 'BILLING_HTTP_PORT', grpcPort: 'BILLING_GRPC_PORT' },
   batch: { schema: batchConfigSchema, probePort: 'BATCH_HTTP_PORT' },
+  webhooks: { schema: webhooksConfigSchema, probePort: 'WEBHOOKS_HTTP_PORT' },
 };
 
 /** Every folder under services/; KNOWN are those with a SERVICES entry (the inventory reports the others). */

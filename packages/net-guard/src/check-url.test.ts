@@ -28,6 +28,8 @@ describe('checkOutboundUrl refuses every internal address form with a 400 naming
     ['https://127.1/hook', 'loopback'],
     ['https://127.0.0.1./hook', 'loopback'],
     ['https://017700000001/hook', 'loopback'],
+    ['https://%31%32%37.0.0.1/hook', 'loopback'],
+    ['https://127.0.0.1:443@public.example/', null],
     // private, link-local (cloud metadata), CGNAT, unspecified, broadcast, multicast
     ['https://10.0.0.1/', 'private'],
     ['https://172.16.5.4/', 'private'],
@@ -68,6 +70,7 @@ describe('checkOutboundUrl refuses every internal address form with a 400 naming
     ['https://v6-loopback.example/', 'loopback'],
     ['https://mapped.example/', 'ipv4Mapped'],
     ['https://localhost./hook', 'loopback'],
+    ['https://LOCALHOST./hook', 'loopback'],
     // userinfo tricks do not hide the real host (and credentials are refused anyway)
     ['https://public.example@127.0.0.1/', null],
     ['https://user:pass@public.example/', null],

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { JobStore, JobWorkerPool } from '@gw/jobs';
+import { JobExpirySweeper, JobStore, JobWorkerPool } from '@gw/jobs';
 import { GuardedHttpClient, outboundPolicyFromConfig } from '@gw/net-guard';
 import { startService, type Logger, type RunningService } from '@gw/platform';
 import type { Bus } from '@gw/bus';
@@ -53,6 +53,8 @@ export async function startWebhooksService(opts: WebhooksServiceOptions): Promis
       handler: deliveryHandler({ log, settings, secrets, client, logger, now }),
     }));
     pool.start();
+    // A delivery no worker started within its window (the whole service was down a day) is marked expired.
+    background('delivery-expiry', new JobExpirySweeper(jobs, 60_000, logger)).start();
     const intake = new CallbackIntake(jobs, settings, () => pool.wake(), logger, now);
     // Events wait durably in the bus while the consumer (re)joins; the API and the deliveries need only the store.
     const consumer = background('callback-consumer', startCallbackConsumer(bus, intake, logger));

@@ -4,6 +4,7 @@ import { subscribeInBackground, type BackgroundSubscription, type TypedBus } fro
 import { TOPICS, type TopicMessages } from '@gw/proto';
 import { z } from 'zod';
 import type { DeliveryPayload, DeliveryResult } from './delivery';
+import { isCallbackKind, type CallbackKind } from './delivery-policy';
 import type { SettingsStore } from './settings-store';
 
 export const CALLBACK_CONSUMER_GROUP = 'webhooks-delivery';
@@ -11,18 +12,22 @@ export const CALLBACK_CONSUMER_GROUP = 'webhooks-delivery';
 /** A delivery job outlives any plausible outage before a worker starts it; past this it is not sent at all. */
 const DELIVERY_START_WINDOW_MS = 24 * 3600_000;
 
+/** proto3 JSON: int64 may be a number or a decimal string. */
+const int64 = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number).pipe(z.number().int());
+
 /** The JSON encoding of `CallbackRequested` (proto3: a field at its zero value may be absent). */
 export const callbackRequestedSchema = z.object({
   event_id: z.string().min(1).max(256),
   account_id: z.string().min(1),
-  kind: z.enum(['batch', 'video']),
+  // Checked against the delivery policies where it is used: an unknown kind is reported, not parsed away.
+  kind: z.string().min(1),
   event: z.string().min(1),
-  url: z.string().default(''),
+  url: z.string().nullish().transform((v) => v ?? ''),
   body_json: z.string().min(1),
-  signed: z.boolean().default(false),
-  created_at_ms: z.number().int().default(0),
+  signed: z.boolean().nullish().transform((v) => v ?? false),
+  created_at_ms: int64.nullish().transform((v) => v ?? 0),
 });
-export type CallbackRequest = z.infer<typeof callbackRequestedSchema>;
+export type CallbackRequest = Omit<z.infer<typeof callbackRequestedSchema>, 'kind'> & { kind: CallbackKind };
 
 /**
  * Turns callback events into delivery jobs: one per `event_id` (the job id), so an event published or
@@ -61,12 +66,14 @@ export function startCallbackConsumer(bus: TypedBus<TopicMessages>, intake: Call
     handleBatch: async (messages) => {
       for (const m of messages) {
         const parsed = callbackRequestedSchema.safeParse(m.value);
-        if (!parsed.success) {
-          const problem = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+        const problem = parsed.success
+          ? (isCallbackKind(parsed.data.kind) ? null : `kind: unknown callback kind ${JSON.stringify(parsed.data.kind)}`)
+          : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+        if (!parsed.success || problem !== null) {
           logger.error({ topic: m.topic, partition: m.partition, offset: m.offset, problem }, 'malformed callback event skipped');
           continue;
         }
-        await intake.accept(parsed.data);
+        await intake.accept({ ...parsed.data, kind: parsed.data.kind as CallbackKind });
       }
     },
   }, logger);

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import type { RunningService } from '@gw/platform';
 import type { TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { JobStore } from '@gw/jobs';
+import { TOPICS } from '@gw/proto';
 import { DELIVERY_JOB_KIND } from './delivery';
 import {
   callbackEvent, callService, identityOf, publishCallback, startTestService, startTrustedReceiver, testLogger, TestLocation, waitFor,
@@ -125,8 +126,10 @@ describe('webhook delivery (real store and bus, HTTPS receiver)', () => {
     expect((await deliveries()).find((d) => d.event_id === good.event_id)).toMatchObject({ status: 'succeeded', response_code: 200 });
   });
 
-  it('an event without a URL for an account without a default webhook is not delivered anywhere', async () => {
+  it('an event without a URL for an account without a default webhook, or malformed, is not delivered; later ones are', async () => {
     await publishCallback(engines.bus, callbackEvent({ account_id: 'acct_without_webhook' }));
+    await publishCallback(engines.bus, callbackEvent({ account_id: ACCOUNT, kind: 'fax' }));
+    await engines.bus.publish(TOPICS.callbacks, [{ key: 'garbage', value: { account_id: ACCOUNT, url: receiver.origin } }]);
     const marker = callbackEvent({ account_id: ACCOUNT });
     await publishCallback(engines.bus, marker);
     await waitFor('the later callback', () => receiver.received.length === 1);
