@@ -30,6 +30,8 @@ const TARGETS: Target[] = [
   { name: 'keys create', url: (s) => s.internal.keysURL, method: 'POST', path: '/v1/keys', body: { name: 'planted' }, plainErrors: true },
   { name: 'billing balance', url: (s) => s.internal.billingURL, method: 'GET', path: '/v1/billing/balance' },
   { name: 'webhooks settings', url: (s) => s.internal.webhooksURL, method: 'PUT', path: '/v1/webhooks/settings', body: { url: 'https://example.com/hook', rotate_secret: true } },
+  { name: 'batch files', url: (s) => s.internal.batchURL, method: 'GET', path: '/v1/files' },
+  { name: 'batch create', url: (s) => s.internal.batchURL, method: 'POST', path: '/v1/batches', body: { input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '24h' } },
 ];
 
 /** Each way of claiming an identity without the edge; each must be refused. */
@@ -143,7 +145,7 @@ describe.each(modes)('no service trusts an identity it cannot verify (%s)', (mod
   });
 
   test('internal and admin ports listen on 127.0.0.1 only; the edge public port on every interface, without probes or /metrics', async () => {
-    const internalPorts = [stack.internal.inferenceURL, stack.internal.keysURL, stack.internal.billingURL, stack.internal.edgeAdminURL]
+    const internalPorts = [stack.internal.inferenceURL, stack.internal.keysURL, stack.internal.billingURL, stack.internal.batchURL, stack.internal.edgeAdminURL]
       .map((u) => Number(new URL(u).port))
       .concat([stack.internal.keysGrpc, stack.internal.billingGrpc].map((a) => Number(a.split(':')[1])));
     for (const port of internalPorts) expect(listeners(port)).toEqual([LOOPBACK_V4]);

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { catalogSchema } from '@gw/catalog';
 import { engineConfig } from '@gw/platform';
+import { batchConfigSchema } from '@gw/batch/src/config';
 import { billingConfigSchema } from '@gw/billing/src/config';
 import { edgeConfigSchema } from '@gw/edge/src/config';
 import { inferenceConfigSchema } from '@gw/inference/src/config';
@@ -40,6 +41,7 @@ const SERVICES: Record<string, ServiceSpec> = {
   inference: { schema: inferenceConfigSchema, probePort: 'INFERENCE_HTTP_PORT' },
   keys: { schema: keysConfigSchema, probePort: 'KEYS_HTTP_PORT', grpcPort: 'KEYS_GRPC_PORT' },
   billing: { schema: billingConfigSchema, probePort: 'BILLING_HTTP_PORT', grpcPort: 'BILLING_GRPC_PORT' },
+  batch: { schema: batchConfigSchema, probePort: 'BATCH_HTTP_PORT' },
   webhooks: { schema: webhooksConfigSchema, probePort: 'WEBHOOKS_HTTP_PORT' },
 };
 

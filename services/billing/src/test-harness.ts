@@ -22,6 +22,11 @@ export const TEST_CATALOG = {
       // 1 USD per million prompt tokens, 2 USD per million completion tokens: 1 and 2 micros per token.
       { id: 'dep-chat', provider: 'sim', provider_model: 'chat', price: { prompt_per_million: '1', completion_per_million: '2' } },
       { id: 'dep-fee', provider: 'sim', provider_model: 'chat-fee', price: { prompt_per_million: '1', completion_per_million: '2', per_request: '0.01' } },
+      // Lines run through the provider's batch API cost half: 0.5 and 1 micro per token.
+      {
+        id: 'dep-batch', provider: 'sim', provider_model: 'chat-batch', native_batch: true,
+        price: { prompt_per_million: '1', completion_per_million: '2' }, batch_price: { prompt_per_million: '0.5', completion_per_million: '1' },
+      },
     ],
   }],
 };

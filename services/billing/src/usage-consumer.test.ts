@@ -79,6 +79,15 @@ describe.each(STORE_ENGINES)('usage consumer (%s store, embedded bus)', (engine)
     expect((await account('acct_ent')).wallet_micros).toBe(5_000_000 - list * 0.8);
   });
 
+  test('a line a provider batch ran (api_type batch) is charged at the batch price; the same usage as a chat call at list', async () => {
+    const line = usageEvent({ account_id: 'acct_ent', deployment: 'dep-batch', api_type: 'batch' });
+    const chat = usageEvent({ account_id: 'acct_ent', deployment: 'dep-batch', api_type: 'chat' });
+    await handler()(asBatch([line, chat]));
+    const ledger = ledgerCollection(engines.store);
+    expect(await ledger.findOne({ _id: line.request_id })).toMatchObject({ api_type: 'batch', list_micros: LIST_MICROS / 2, charged_micros: LIST_MICROS / 2 * 0.8 });
+    expect(await ledger.findOne({ _id: chat.request_id })).toMatchObject({ api_type: 'chat', list_micros: LIST_MICROS, charged_micros: LIST_MICROS * 0.8 });
+  });
+
   test('key spend of an account with a price factor is the charged amount, not list', async () => {
     const event = usageEvent({ account_id: 'acct_ent', deployment: 'dep-fee', key_hash: KEY_A });
     await handler()(asBatch([event]));

@@ -71,7 +71,8 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     const nowMs = now().getTime();
     const entries = events.map((event) => {
       const factor = factorOf.get(event.account_id) ?? LIST_PRICE_FACTOR_PPM;
-      const quote = priceBook.quote(event.deployment, event.usage, factor);
+      // A line a provider's batch API ran (api_type `batch`) is priced at the deployment's batch price.
+      const quote = priceBook.quote(event.deployment, event.usage, factor, event.api_type === 'batch' ? 'batch' : 'standard');
       if (!quote.priced) {
         logger.error({ requestId: event.request_id, deployment: event.deployment, model: event.model }, 'usage for a deployment without a price; recorded unpriced');
       }

@@ -15,9 +15,11 @@ function traceIdOf(metadata: grpc.Metadata): string {
 export function inferenceGrpcHandlers(chat: GrpcChat, auth: GrpcCallAuthenticator, logger: Logger): InferenceHandlers {
   return {
     CreateChatCompletion: authenticatedUnaryHandler(logger, auth, async (req, caller, call) => {
-      // A client that cancels (or whose deadline passes) aborts the upstream call; nothing is billed then.
+      // A client that cancels (or whose deadline passes) aborts the upstream call; nothing is billed then. A call
+      // under a caller-given request id runs to its end instead and is recorded: the caller's re-send (after its
+      // crash, e.g. a batch line) replays the answer rather than calling the provider a second time.
       const abort = new AbortController();
-      call.on('cancelled', () => abort.abort());
+      if (!req.request_id) call.on('cancelled', () => abort.abort());
       return chat.complete(req, caller, traceIdOf(call.metadata), abort.signal);
     }),
     StreamChatCompletion: (call: StreamCall) => {
