@@ -43,6 +43,10 @@ export class SqliteDatabase {
     this.db.exec('PRAGMA busy_timeout = 10000');
     this.db.exec('PRAGMA journal_mode = WAL');
     this.db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    // Checkpoints run inside a commit, on the event loop, and sync the files: 10,000 pages (about 40 MB of WAL)
+    // between them instead of SQLite's 1,000 write each hot page (accounts, offsets, index roots) to the
+    // database once per interval instead of ten times. Durability is the WAL's, unchanged.
+    this.db.exec('PRAGMA wal_autocheckpoint = 10000');
   }
 
   get isOpen(): boolean {
