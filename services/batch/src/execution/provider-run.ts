@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Outbox } from '@gw/bus';
 import { GatewayError, type Logger } from '@gw/platform';
 import {
-  isTerminalNativeBatchStatus, type ChatCompletionRequest, type NativeBatchHandle, type NativeBatchLine, type NativeBatchLineResult, type NativeBatchState,
+  isRetryableUpstreamError, isTerminalNativeBatchStatus, type ChatCompletionRequest, type NativeBatchHandle, type NativeBatchLine, type NativeBatchLineResult, type NativeBatchState,
 } from '@gw/provider-spec';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import type { Collection } from '@gw/store';
@@ -66,7 +66,11 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
       handle = await route.provider.submit(lines, route.target, { gatewayBatchId: batch._id, idempotencyKey: batch._id }, signal);
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      if (err instanceof GatewayError && err.status < 500) return { outcome: 'failed', errors: upstreamErrors(err.message, err.code, 'submitting', err.status) };
+      // A refusal (a line the provider cannot take, a rejected upload) fails the batch; an outage or rate limit
+      // is thrown, and the run tries the submit again (same idempotency key) after a pause.
+      if (err instanceof GatewayError && !isRetryableUpstreamError(err) && err.status < 500) {
+        return { outcome: 'failed', errors: upstreamErrors(err.message, err.code, 'submitting', err.status) };
+      }
       throw err;
     }
     await deps.batches.updateOne({ _id: batch._id }, { $set: { provider_handle_json: JSON.stringify(handle) } });
