@@ -52,7 +52,7 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
   const route = deps.providers.route(batch.deployment_id!);
   let handle: NativeBatchHandle;
   if (batch.provider_handle_json) {
-    handle = JSON.parse(batch.provider_handle_json) as NativeBatchHandle;
+    handle = storedHandle(batch.provider_handle_json);
   } else {
     // Cancelled before anything went upstream: nothing to submit (the lines end batch_cancelled).
     if ((await deps.batches.findOne({ _id: batch._id }))?.status === 'cancelling') return { outcome: 'cancelled' };
@@ -93,6 +93,15 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
     return { outcome: 'failed', errors: upstreamErrors(e.message, e.code, 'in_progress', e.upstreamStatus) };
   }
   return { outcome: state.status === 'in_progress' || state.status === 'cancelling' ? 'failed' : state.status };
+}
+
+/** The handle this service stored at submit; unreadable only if the record was damaged, which fails the run loudly. */
+function storedHandle(json: string): NativeBatchHandle {
+  try {
+    return JSON.parse(json) as NativeBatchHandle;
+  } catch {
+    throw new Error('The stored provider batch handle is not JSON');
+  }
 }
 
 function upstreamErrors(message: string, code: string, stage: string, upstreamStatus?: number): BatchErrors {
