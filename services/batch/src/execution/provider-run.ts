@@ -124,7 +124,10 @@ async function pollToEnd(deps: ProviderRunDeps, batch: BatchDoc, route: Provider
     }
     const state = await route.provider.poll(handle, route.target, signal);
     if (state.counts) {
-      await deps.batches.updateOne({ _id: batch._id }, { $set: { 'request_counts.completed': state.counts.succeeded, 'request_counts.failed': state.counts.failed } });
+      await deps.batches.updateOne(
+        { _id: batch._id, status: { $in: ['in_progress', 'cancelling'] } },
+        { $set: { 'request_counts.completed': state.counts.succeeded, 'request_counts.failed': state.counts.failed } },
+      );
     }
     if (isTerminalNativeBatchStatus(state.status)) return state;
     await sleep(deps.pollMs, signal);
