@@ -31,9 +31,6 @@ export interface BatchServiceDeps {
   env?: NodeJS.ProcessEnv;
 }
 
-/** How often each instance publishes callbacks a crash left pending and re-queues batches whose job a crash lost. */
-const MAINTENANCE_MS = 10_000;
-
 /** Files and batches: the API, this instance's batch workers, and the maintenance sweep. */
 export async function startBatchService({ config, store, bus, blobs, logger, env = process.env }: BatchServiceDeps): Promise<RunningService> {
   return startService({
@@ -89,8 +86,10 @@ export async function startBatchService({ config, store, bus, blobs, logger, env
     });
     const service = batchesService;
 
+    // Every instance: callbacks a crash left pending, batches whose job a crash lost, files past their expiry.
     const maintain = async () => {
       await callbacks.sweep();
+      await filesService.deleteExpired();
       for (const open of await batches.find({ status: { $in: [...CANCELLABLE, 'cancelling'] } }, { limit: 100, sort: { created_at_ms: 1 } })) {
         await service.enqueue(open);
       }
@@ -98,7 +97,7 @@ export async function startBatchService({ config, store, bus, blobs, logger, env
     let sweeping = Promise.resolve();
     const sweep = () => { sweeping = sweeping.then(maintain).catch((err: unknown) => logger.warn({ err }, 'batch maintenance failed; retrying on the next sweep')); };
     sweep();
-    const timer = setInterval(sweep, MAINTENANCE_MS);
+    const timer = setInterval(sweep, config.BATCH_MAINTENANCE_MS);
     timer.unref();
     background('batch-maintenance', { stop: async () => { clearInterval(timer); await sweeping; } });
     workers.start();

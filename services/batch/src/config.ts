@@ -18,8 +18,10 @@ export const batchConfigSchema = z.object({
   FILE_MAX_LINES: positiveInt(50_000),
   /** Largest single input line, in bytes: a longer line fails the batch at validation. */
   BATCH_LINE_MAX_BYTES: positiveInt(1024 * 1024),
-  /** Uploaded and output files are kept this long (`expires_at`). */
+  /** Uploaded and output files are kept this long (`expires_at`), then deleted (not while a running batch reads one). */
   FILE_EXPIRES_AFTER_S: positiveInt(30 * 24 * 3600),
+  /** How often each instance publishes callbacks a crash left pending, re-queues lost batch jobs and deletes expired files. */
+  BATCH_MAINTENANCE_MS: positiveInt(10_000),
   /** Batches worked at once by this instance; 0 runs none (the instance still serves the API). */
   BATCH_WORKERS: z.coerce.number().int().min(0).default(2),
   /** Lines of one batch in flight at once. */

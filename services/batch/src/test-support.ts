@@ -23,6 +23,8 @@ export const ACCOUNT = 'acct_batch_test';
 export const OTHER_ACCOUNT = 'acct_batch_other';
 export const PLATFORM_MODEL = 'test/echo';
 export const NATIVE_MODEL = 'test/native';
+/** The simulator fails provider batches of this one as a whole. */
+export const NATIVE_FAILING_MODEL = 'test/native-failing';
 /** 1 and 2 micros per token; a native batch line costs half. */
 const PRICE = { prompt_per_million: '1', completion_per_million: '2' };
 const BATCH_PRICE = { prompt_per_million: '0.5', completion_per_million: '1' };
@@ -43,6 +45,7 @@ function catalog(simulatorPort: number) {
     models: [
       model(PLATFORM_MODEL, { id: 'dep-echo', provider: 'sim', provider_model: 'echo-chat', price: PRICE }),
       model(NATIVE_MODEL, { id: 'dep-native', provider: 'sim', provider_model: 'echo-chat', price: PRICE, native_batch: true, batch_price: BATCH_PRICE }),
+      model(NATIVE_FAILING_MODEL, { id: 'dep-native-failing', provider: 'sim', provider_model: 'sim-batch-fail', price: PRICE, native_batch: true, batch_price: BATCH_PRICE }),
     ],
   };
 }

@@ -1,5 +1,5 @@
 import { batchesCollection } from '../batches/batch-records';
-import { ACCOUNT, BatchTestStack, chatLine, NATIVE_MODEL, uploadForm, waitFor, type BatchEngine, type BatchInstance } from '../test-support';
+import { ACCOUNT, BatchTestStack, chatLine, NATIVE_FAILING_MODEL, NATIVE_MODEL, uploadForm, waitFor, type BatchEngine, type BatchInstance } from '../test-support';
 
 jest.setTimeout(90_000);
 
@@ -59,6 +59,33 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('batch execution (%s store)', 
     expect(stack.simulator.requests - callsBefore).toBe(10);
     await expectBilledOnce(second, done, 10, spentBefore);
     await second.stop();
+  });
+
+  it('platform: lines wait while inference cannot be reached (never recorded as failed), and run once it can', async () => {
+    const blind = await stack.startBatch({ INFERENCE_GRPC_ADDR: '127.0.0.1:1', BATCH_SHUTDOWN_GRACE_MS: '0' });
+    const created = await createBatch(blind, [chatLine('w0', 'wait'), chatLine('w1', 'wait')]);
+    await waitFor('the lines tried', async () => (await batchesCollection(stack.batchStore).findOne({ _id: created.id }))!.lines_prepared);
+    // Showing that nothing happens needs time to pass: several retries of both lines fit in it.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await get(blind, created.id)).request_counts).toEqual({ total: 2, completed: 0, failed: 0 });
+    await blind.stop();
+    const seeing = await stack.startBatch();
+    await waitFor('the batch completed', async () => (await get(seeing, created.id)).status === 'completed');
+    expect((await get(seeing, created.id)).request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    await seeing.stop();
+  });
+
+  it('provider: a batch the provider fails as a whole ends failed with the upstream error, its lines in the error file, nothing billed', async () => {
+    const instance = await stack.startBatch();
+    const spentBefore = await stack.spendable();
+    const created = await createBatch(instance, [chatLine('f0', 'x', NATIVE_FAILING_MODEL), chatLine('f1', 'y', NATIVE_FAILING_MODEL)]);
+    await waitFor('the batch failed', async () => (await get(instance, created.id)).status === 'failed');
+    const done = await get(instance, created.id);
+    expect(done).toMatchObject({ failed_at: expect.any(Number), output_file_id: null, request_counts: { total: 2, completed: 0, failed: 2 } });
+    expect(done.errors).toMatchObject({ type: 'upstream_error', stage: 'in_progress', code: expect.any(String), message: expect.any(String) });
+    expect((await content(instance, done.error_file_id)).map((l) => l.custom_id).sort()).toEqual(['f0', 'f1']);
+    expect(await stack.spendable()).toBe(spentBefore);
+    await instance.stop();
   });
 
   it('provider: an instance that stops after submitting leaves the upstream batch to the next, which finishes it without submitting again', async () => {

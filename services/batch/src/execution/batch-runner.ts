@@ -32,17 +32,28 @@ export interface BatchRunnerDeps {
   provider: Omit<ProviderRunDeps, 'batches' | 'lines' | 'logger' | 'maxLineBytes'>;
   finalize: Omit<FinalizeDeps, 'batches' | 'lines' | 'logger'>;
   maxLineBytes: number;
-  /** Pause before running a batch again whose lines could not all be recorded (the store failed). */
+  /** First pause before a failed run (an engine or the provider unreachable) is tried again; it doubles up to a minute. */
   retryMs: number;
   logger: Logger;
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves after `ms`, or rejects with the signal's reason once the run is stopped. */
+const pause = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
+  if (signal.aborted) return reject(signal.reason);
+  const timer = setTimeout(() => { signal.removeEventListener('abort', stop); resolve(); }, ms);
+  const stop = () => { clearTimeout(timer); reject(signal.reason); };
+  signal.addEventListener('abort', stop, { once: true });
+});
+
+/** The longest pause between two tries of a batch whose run keeps failing (a store, bus or provider outage). */
+const MAX_RETRY_PAUSE_MS = 60_000;
 
 /**
  * Works one batch under its job's lease, from wherever an earlier run stopped: records its lines (once),
  * then on the platform sends the unanswered ones and finalizes it as completed, or as cancelled once a cancel
  * was asked for; on a provider's batch API submits, polls and maps the results (see provider-run.ts).
+ * Every step is idempotent, so a run that fails (an engine or the provider unreachable) is tried again from
+ * the top, with growing pauses, for as long as this worker holds the lease: a batch never ends half done.
  */
 export function batchJobHandler(deps: BatchRunnerDeps): JobHandler<BatchJobPayload, BatchJobResult> {
   const { batches, lines, logger } = deps;
@@ -51,8 +62,8 @@ export function batchJobHandler(deps: BatchRunnerDeps): JobHandler<BatchJobPaylo
   const providerDeps: ProviderRunDeps = { ...deps.provider, batches, lines, logger, maxLineBytes: deps.maxLineBytes };
   const input = (batch: BatchDoc) => deps.blobs.get(blobKeyOf(batch.input_file_id));
 
-  return async ({ job, signal }) => {
-    let batch = await batches.findOne({ _id: job.payload.batch_id });
+  const runOnce = async (batchId: string, signal: AbortSignal): Promise<BatchJobResult> => {
+    let batch = await batches.findOne({ _id: batchId });
     if (!batch) return { status: 'failed' };
     if (isTerminalBatch(batch.status)) {
       // Ended by an earlier run that died before its callback left: publish it now.
@@ -67,13 +78,22 @@ export function batchJobHandler(deps: BatchRunnerDeps): JobHandler<BatchJobPaylo
       const { outcome, errors } = await runProviderBatch(providerDeps, batch, () => input(batch!), signal);
       return { status: (await finalizeBatch(finalizeDeps, batch, outcome, signal, errors ?? null)).status };
     }
-    for (;;) {
-      const ran = await runPlatformLines(platformDeps, batch, await input(batch), signal);
-      if (ran === 'cancel_requested') return { status: (await finalizeBatch(finalizeDeps, batch, 'cancelled', signal)).status };
-      if ((await countLines(lines, batch._id)).pending === 0) return { status: (await finalizeBatch(finalizeDeps, batch, 'completed', signal)).status };
-      logger.warn({ batchId: batch._id }, 'some lines were not recorded; running them again');
-      await pause(deps.retryMs);
-      batch = (await batches.findOne({ _id: batch._id }))!;
+    const ran = await runPlatformLines(platformDeps, batch, await input(batch), signal);
+    if (ran === 'cancel_requested') return { status: (await finalizeBatch(finalizeDeps, batch, 'cancelled', signal)).status };
+    if ((await countLines(lines, batch._id)).pending > 0) throw new Error('some lines were not recorded; running them again');
+    return { status: (await finalizeBatch(finalizeDeps, batch, 'completed', signal)).status };
+  };
+
+  return async ({ job, signal }) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await runOnce(job.payload.batch_id, signal);
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        const pauseMs = Math.min(deps.retryMs * 2 ** Math.min(attempt, 10), MAX_RETRY_PAUSE_MS);
+        logger.error({ err, batchId: job.payload.batch_id, attempt, pauseMs }, 'a batch run failed; trying again from where it stopped');
+        await pause(pauseMs, signal);
+      }
     }
   };
 }

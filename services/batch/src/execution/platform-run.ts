@@ -42,8 +42,9 @@ export async function runPlatformLines(deps: PlatformRunDeps, batch: BatchDoc, i
   const counts = await countLines(lines, batch._id);
   let cancelRequested = batch.status === 'cancelling';
   const writeProgress = async () => {
+    // Only while the batch runs: a worker that lost its lease must not overwrite the final counts.
     const current = await batches.findOneAndUpdate(
-      { _id: batch._id },
+      { _id: batch._id, status: { $in: ['in_progress', 'cancelling'] } },
       { $set: { 'request_counts.completed': counts.succeeded, 'request_counts.failed': counts.failed } },
     );
     if (current?.status === 'cancelling') cancelRequested = true;

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Outbox } from '@gw/bus';
 import { GatewayError, type Logger } from '@gw/platform';
 import {
-  isTerminalNativeBatchStatus, type ChatCompletionRequest, type NativeBatchHandle, type NativeBatchLine, type NativeBatchLineResult, type NativeBatchState,
+  isRetryableUpstreamError, isTerminalNativeBatchStatus, type ChatCompletionRequest, type NativeBatchHandle, type NativeBatchLine, type NativeBatchLineResult, type NativeBatchState,
 } from '@gw/provider-spec';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import type { Collection } from '@gw/store';
@@ -52,7 +52,7 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
   const route = deps.providers.route(batch.deployment_id!);
   let handle: NativeBatchHandle;
   if (batch.provider_handle_json) {
-    handle = JSON.parse(batch.provider_handle_json) as NativeBatchHandle;
+    handle = storedHandle(batch.provider_handle_json);
   } else {
     // Cancelled before anything went upstream: nothing to submit (the lines end batch_cancelled).
     if ((await deps.batches.findOne({ _id: batch._id }))?.status === 'cancelling') return { outcome: 'cancelled' };
@@ -66,7 +66,11 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
       handle = await route.provider.submit(lines, route.target, { gatewayBatchId: batch._id, idempotencyKey: batch._id }, signal);
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      if (err instanceof GatewayError && err.status < 500) return { outcome: 'failed', errors: upstreamErrors(err.message, err.code, 'submitting', err.status) };
+      // A refusal (a line the provider cannot take, a rejected upload) fails the batch; an outage or rate limit
+      // is thrown, and the run tries the submit again (same idempotency key) after a pause.
+      if (err instanceof GatewayError && !isRetryableUpstreamError(err) && err.status < 500) {
+        return { outcome: 'failed', errors: upstreamErrors(err.message, err.code, 'submitting', err.status) };
+      }
       throw err;
     }
     await deps.batches.updateOne({ _id: batch._id }, { $set: { provider_handle_json: JSON.stringify(handle) } });
@@ -91,6 +95,15 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
   return { outcome: state.status === 'in_progress' || state.status === 'cancelling' ? 'failed' : state.status };
 }
 
+/** The handle this service stored at submit; unreadable only if the record was damaged, which fails the run loudly. */
+function storedHandle(json: string): NativeBatchHandle {
+  try {
+    return JSON.parse(json) as NativeBatchHandle;
+  } catch {
+    throw new Error('The stored provider batch handle is not JSON');
+  }
+}
+
 function upstreamErrors(message: string, code: string, stage: string, upstreamStatus?: number): BatchErrors {
   return {
     message: `The provider batch failed: ${message}`, code, type: 'upstream_error', stage,
@@ -111,7 +124,10 @@ async function pollToEnd(deps: ProviderRunDeps, batch: BatchDoc, route: Provider
     }
     const state = await route.provider.poll(handle, route.target, signal);
     if (state.counts) {
-      await deps.batches.updateOne({ _id: batch._id }, { $set: { 'request_counts.completed': state.counts.succeeded, 'request_counts.failed': state.counts.failed } });
+      await deps.batches.updateOne(
+        { _id: batch._id, status: { $in: ['in_progress', 'cancelling'] } },
+        { $set: { 'request_counts.completed': state.counts.succeeded, 'request_counts.failed': state.counts.failed } },
+      );
     }
     if (isTerminalNativeBatchStatus(state.status)) return state;
     await sleep(deps.pollMs, signal);

@@ -42,6 +42,7 @@ export function filesCollection(store: Store): Collection<FileDoc> {
 
 export async function ensureFileIndexes(files: Collection<FileDoc>): Promise<void> {
   await files.ensureIndex({ fields: { account_id: 1, created_at_ms: -1 } });
+  await files.ensureIndex({ fields: { expires_at_ms: 1 } });
 }
 
 /** Files are stored under their id only: account ids are free text, and the record scopes the file. */

@@ -1,4 +1,4 @@
-import { BatchTestStack, chatLine, OTHER_ACCOUNT, uploadForm, type BatchEngine, type BatchInstance } from '../test-support';
+import { BatchTestStack, chatLine, OTHER_ACCOUNT, uploadForm, waitFor, type BatchEngine, type BatchInstance } from '../test-support';
 
 jest.setTimeout(60_000);
 
@@ -74,6 +74,15 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     expect((await stack.call(batch, 'DELETE', `/v1/files/${ids[0]}`, { accountId: OTHER_ACCOUNT })).body).toEqual({ id: ids[0], object: 'file', deleted: true });
     expect((await stack.call(batch, 'GET', `/v1/files/${ids[0]}/content`, { accountId: OTHER_ACCOUNT })).status).toBe(404);
     expect(await stack.blobs.stat(`files/${ids[0]}`)).toBeNull();
+  });
+
+  it('deletes files past their expiry, record and bytes', async () => {
+    const shortLived = await stack.startBatch({ FILE_EXPIRES_AFTER_S: '1', BATCH_MAINTENANCE_MS: '100', BATCH_WORKERS: '0' });
+    const file = (await stack.call(shortLived, 'POST', '/v1/files', { form: uploadForm(chatLine('a', 'x')) })).body;
+    expect(file.expires_at).toBe(file.created_at + 1);
+    await waitFor('the expired file deleted', async () => (await stack.call(shortLived, 'GET', `/v1/files/${file.id}`)).status === 404, 10_000);
+    expect(await stack.blobs.stat(`files/${file.id}`)).toBeNull();
+    await shortLived.stop();
   });
 
   it('refuses to delete the input of a batch that has not finished (409); the file stays', async () => {

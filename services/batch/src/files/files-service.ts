@@ -78,6 +78,20 @@ export class FilesService {
     return { doc, body: await this.blobs.get(doc.blob_key) };
   }
 
+  /**
+   * Removes files past their `expires_at` (the record first, so a reader never finds a record without bytes),
+   * except the input of a batch that has not finished. Returns how many went.
+   */
+  async deleteExpired(limit = 100): Promise<number> {
+    let removed = 0;
+    for (const doc of await this.files.find({ expires_at_ms: { $lt: this.now() } }, { limit })) {
+      if (await this.inUse(doc.account_id, doc._id)) continue;
+      if (await this.files.deleteOne({ _id: doc._id })) removed++;
+      await this.blobs.delete(doc.blob_key);
+    }
+    return removed;
+  }
+
   async delete(accountId: string, fileId: string): Promise<{ id: string; object: 'file'; deleted: true }> {
     const doc = await this.get(accountId, fileId);
     if (await this.inUse(accountId, fileId)) throw new ConflictError(`File ${fileId} is the input of a batch that has not finished`, 'file_in_use');
