@@ -178,5 +178,7 @@ function usageEvent(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, r:
     served_model: r.completion.model ?? route.target.providerModel, streamed: false, cancelled: false,
     finish_reason: r.completion.choices?.[0]?.finish_reason ?? '', status: 'succeeded', usage: { ...r.usage } as UsageEvent['usage'],
     latency_ms: 0, generation_time_ms: 0, created_at_ms: nowMs, usage_estimated: false,
+    // Provider batch lines hold no spend beforehand (the upstream answers them later): nothing to settle.
+    hold_id: '', hold_micros: 0,
   };
 }
