@@ -36,6 +36,17 @@ c = json.load(sys.stdin)
 print("true" if verify_gateway_signature(c["secret"], c["headers"], base64.b64decode(c["body_b64"]), c.get("now")) else "false")
 `], c);
 
+describe('the README shows the recipes these tests run', () => {
+  it('quotes docs/webhooks/verify.mjs and verify.py verbatim', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    for (const file of ['verify.mjs', 'verify.py']) {
+      const source = (await readFile(path.join(RECIPES, file), 'utf8')).trim();
+      expect(readme).toContain(source);
+    }
+  });
+});
+
 describe('the README verification recipes verify real callbacks', () => {
   let location: TestLocation;
   let engines: TestEngines;
