@@ -1,7 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import OpenAI, { toFile } from 'openai';
+import { Webhook } from 'standardwebhooks';
 import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { usdToMicros } from '@gw/platform';
 import { REQUEST_COUNT_PATH } from '@gw/simulators';
@@ -346,5 +348,35 @@ describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () 
       event: 'batch.completed', id: created.id, status: 'completed', execution: 'platform', execution_preference: 'auto', fallback_from_provider: true,
       request_counts: done.request_counts, output_file_id: done.output_file_id, usage_billing: done.usage_billing,
     });
+  });
+
+  it('the account\'s default webhook gets one signed callback; the webhooks service killed mid-batch and a receiver failing twice: exactly 3 attempts', async () => {
+    const put = await api(stack.baseURL, 'PUT', '/webhooks/settings', { key: stack.key, body: { url: `${receiver.origin}/default-hook`, rotate_secret: true } });
+    expect(put.status).toBe(200);
+    const secret: string = put.body.data.secret;
+    const ids = Array.from({ length: 8 }, (_, i) => `signed-${i}`);
+    const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id);
+    const attempts = () => receiver.received.filter((r) => r.path === '/default-hook' && r.body.includes(created.id));
+    receiver.answer((req, res) => { res.writeHead(req.path === '/default-hook' && attempts().length <= 2 ? 503 : 200).end(); });
+    await waitFor('some lines answered', async () => ((await stack.openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= 2, 60_000);
+    await stack.processes!.kill('webhooks');
+    await stack.processes!.start('webhooks');
+    const done = await pollUntil(stack.openai, created.id, ['completed', 'failed'], 120_000);
+    expect(done.status).toBe('completed');
+
+    await waitFor('three attempts', async () => attempts().length >= 3, 60_000);
+    await new Promise((r) => setTimeout(r, 4_000));
+    const got = attempts();
+    expect(got).toHaveLength(3);
+    // 1 s, then 3 s between attempts (lower bounds: a busy machine only adds to them).
+    expect(got[1].atMs - got[0].atMs).toBeGreaterThanOrEqual(900);
+    expect(got[2].atMs - got[1].atMs).toBeGreaterThanOrEqual(2_900);
+    // The same event each time, signed in both schemes over the exact bytes received.
+    expect(new Set(got.map((g) => g.headers['webhook-id'])).size).toBe(1);
+    const last = got[2];
+    expect(JSON.parse(last.body)).toMatchObject({ event: 'batch.completed', id: created.id, status: 'completed', usage_billing: done.usage_billing });
+    expect(new Webhook(secret).verify(last.body, last.headers as Record<string, string>)).toMatchObject({ id: created.id });
+    const ts = String(last.headers['svc-timestamp']);
+    expect(last.headers['svc-signature']).toBe(`sha256=${createHmac('sha256', secret).update(`${ts}.${last.body}`).digest('hex')}`);
   });
 });
