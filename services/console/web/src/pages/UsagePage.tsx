@@ -1,0 +1,98 @@
+import { useState, type FormEvent } from 'react';
+import { api, query, type Balance, type UsageRow } from '../api';
+import { ErrorNotice, Section, useLoad } from '../components';
+import { dateTime, usd } from '../format';
+import { UsageChart, type Metric } from '../UsageChart';
+
+const RANGES = { '1h': 3600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+type Range = keyof typeof RANGES;
+type Interval = 'minute' | 'hour' | 'day';
+type GroupBy = 'model' | 'key';
+
+interface UsageQuery { range: Range; interval: Interval; groupBy: GroupBy }
+
+/** The account's balance, and its usage over time by model or by key (`GET /v1/usage`). */
+export function UsagePage() {
+  const balance = useLoad(() => api<{ data: Balance }>('/v1/billing/balance').then((r) => r.data));
+  const [q, setQ] = useState<UsageQuery>({ range: '24h', interval: 'hour', groupBy: 'model' });
+  const [metric, setMetric] = useState<Metric>('charged_cost');
+  return (
+    <>
+      <Section title="Balance">
+        {balance.error ? <ErrorNotice error={balance.error} /> : null}
+        {balance.data ? (
+          <div className="figures" aria-label="Balance figures">
+            <p>Spendable<br /><span aria-label="Spendable">{usd(balance.data.spendable)}</span></p>
+            <p>Wallet<br /><span aria-label="Wallet">{usd(balance.data.wallet)}</span></p>
+            <p>Credit<br /><span aria-label="Credit">{usd(balance.data.credit)}</span></p>
+          </div>
+        ) : balance.loading ? <p role="status">Loading balance…</p> : null}
+      </Section>
+      <Section title="Usage over time">
+        <UsageForm value={q} onChange={setQ} metric={metric} onMetric={setMetric} />
+        <UsageResult q={q} metric={metric} />
+      </Section>
+    </>
+  );
+}
+
+function UsageForm({ value, onChange, metric, onMetric }: { value: UsageQuery; onChange: (q: UsageQuery) => void; metric: Metric; onMetric: (m: Metric) => void }) {
+  const [draft, setDraft] = useState(value);
+  const submit = (e: FormEvent) => { e.preventDefault(); onChange(draft); };
+  return (
+    <form onSubmit={submit} aria-label="Usage query">
+      <label>Period
+        <select value={draft.range} onChange={(e) => setDraft({ ...draft, range: e.target.value as Range })}>
+          <option value="1h">last hour</option><option value="24h">last 24 hours</option><option value="7d">last 7 days</option><option value="30d">last 30 days</option>
+        </select>
+      </label>
+      <label>Interval
+        <select value={draft.interval} onChange={(e) => setDraft({ ...draft, interval: e.target.value as Interval })}>
+          <option value="minute">minute</option><option value="hour">hour</option><option value="day">day</option>
+        </select>
+      </label>
+      <label>Group by
+        <select value={draft.groupBy} onChange={(e) => setDraft({ ...draft, groupBy: e.target.value as GroupBy })}>
+          <option value="model">model</option><option value="key">key</option>
+        </select>
+      </label>
+      <button type="submit">Show usage</button>
+      <label>Chart
+        <select value={metric} onChange={(e) => onMetric(e.target.value as Metric)}>
+          <option value="charged_cost">charged cost</option><option value="requests">requests</option><option value="tokens">tokens</option>
+        </select>
+      </label>
+    </form>
+  );
+}
+
+function UsageResult({ q, metric }: { q: UsageQuery; metric: Metric }) {
+  const usage = useLoad(() => {
+    const to = new Date();
+    const from = new Date(to.getTime() - RANGES[q.range]);
+    const params = query({ from: from.toISOString(), to: to.toISOString(), interval: q.interval, group_by: q.groupBy });
+    return api<{ data: UsageRow[] }>(`/v1/usage?${params}`).then((r) => r.data);
+  }, [q.range, q.interval, q.groupBy]);
+  if (usage.error) return <ErrorNotice error={usage.error} feature="Usage statistics (GET /v1/usage)" />;
+  if (!usage.data) return <p role="status">Loading usage…</p>;
+  if (usage.data.length === 0) return <p role="status">No usage in this period.</p>;
+  const groupOf = (r: UsageRow) => (q.groupBy === 'model' ? r.model : r.key_hash?.slice(0, 12)) ?? 'all';
+  return (
+    <>
+      <UsageChart rows={usage.data} groupOf={groupOf} metric={metric} />
+      <table aria-label="Usage">
+        <thead>
+          <tr><th scope="col">From</th><th scope="col">{q.groupBy === 'model' ? 'Model' : 'Key'}</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Prompt tokens</th><th scope="col">Completion tokens</th><th scope="col">List cost</th><th scope="col">Charged</th><th scope="col">Latency p50 / p95 ms</th></tr>
+        </thead>
+        <tbody>
+          {usage.data.map((r) => (
+            <tr key={`${String(r.start)}-${groupOf(r)}`}>
+              <td>{dateTime(r.start)}</td><td>{groupOf(r)}</td><td>{r.requests}</td><td>{r.errors}</td><td>{r.prompt_tokens}</td><td>{r.completion_tokens}</td>
+              <td>{usd(r.list_cost)}</td><td>{usd(r.charged_cost)}</td><td>{r.latency_ms_p50 ?? '—'} / {r.latency_ms_p95 ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
