@@ -96,4 +96,4 @@ export interface Batch {
   request_counts: { total: number; completed: number; failed: number };
 }
 
-export interface Video { id: string; status: string; progress?: number; model?: string; seconds?: string | number; error?: { message?: string } | null }
+export interface Video { id: string; status: string; model: string; prompt?: string; progress: number | null; video_url?: string; error?: { code: string; message: string } }

@@ -4,7 +4,7 @@ import { ApiError } from './api';
 /** A refusal shown in words; a feature this gateway does not serve is a notice, not a failure. */
 export function ErrorNotice({ error, feature }: { error: unknown; feature?: string }) {
   if (error instanceof ApiError && error.routeMissing && feature) {
-    return <p role="status" className="notice">{feature} is not available on this gateway.</p>;
+    return <p role="status" className="notice">Not available on this gateway: {feature}.</p>;
   }
   const message = error instanceof ApiError
     ? `${error.message}${error.param ? ` (${error.param})` : ''}`
@@ -34,6 +34,15 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
   }, [generation, ...deps]);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   return { ...state, reload };
+}
+
+/** Calls `reload` every `everyMs` while `active` (a job still running), so its progress moves on screen. */
+export function useRefreshWhile(active: boolean, reload: () => void, everyMs = 2000) {
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(reload, everyMs);
+    return () => clearInterval(timer);
+  }, [active, reload, everyMs]);
 }
 
 /** Runs one action at a time and keeps its error for display. */

@@ -13,10 +13,10 @@ export function KeysPage({ me }: { me: CurrentKey }) {
       </Section>
     );
   }
-  return <ManagedKeys />;
+  return <ManagedKeys me={me} />;
 }
 
-function ManagedKeys() {
+function ManagedKeys({ me }: { me: CurrentKey }) {
   const keys = useLoad(() => api<{ data: KeyObject[] }>('/v1/keys?include_disabled=true').then((r) => r.data));
   const [secret, setSecret] = useState<string | null>(null);
   return (
@@ -25,7 +25,7 @@ function ManagedKeys() {
       {secret ? <SecretOnce label="New key secret" secret={secret} onDismiss={() => setSecret(null)} /> : null}
       <Section title="All keys">
         {keys.error ? <ErrorNotice error={keys.error} /> : null}
-        {keys.data ? <KeyTable keys={keys.data} onChanged={keys.reload} /> : <p role="status">Loading keys…</p>}
+        {keys.data ? <KeyTable keys={keys.data} ownHash={me.hash} onChanged={keys.reload} /> : <p role="status">Loading keys…</p>}
       </Section>
     </>
   );
@@ -64,19 +64,19 @@ function CreateKey({ onCreated }: { onCreated: (secret: string) => void }) {
   );
 }
 
-function KeyTable({ keys, onChanged }: { keys: KeyObject[]; onChanged: () => void }) {
+function KeyTable({ keys, ownHash, onChanged }: { keys: KeyObject[]; ownHash: string; onChanged: () => void }) {
   if (keys.length === 0) return <p>No keys.</p>;
   return (
     <table aria-label="Keys">
       <thead>
         <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">State</th><th scope="col">Limit</th><th scope="col">Usage (total / day / week / month)</th><th scope="col">Created</th><th scope="col">Actions</th></tr>
       </thead>
-      <tbody>{keys.map((k) => <KeyRow key={k.hash} k={k} onChanged={onChanged} />)}</tbody>
+      <tbody>{keys.map((k) => <KeyRow key={k.hash} k={k} own={k.hash === ownHash} onChanged={onChanged} />)}</tbody>
     </table>
   );
 }
 
-function KeyRow({ k, onChanged }: { k: KeyObject; onChanged: () => void }) {
+function KeyRow({ k, own, onChanged }: { k: KeyObject; own: boolean; onChanged: () => void }) {
   const [limit, setLimit] = useState(k.limit === null ? '' : String(k.limit));
   const { busy, error, run } = useAction();
   const patch = (body: Record<string, unknown>) => run(async () => {
@@ -102,7 +102,8 @@ function KeyRow({ k, onChanged }: { k: KeyObject; onChanged: () => void }) {
       <td>{usd(k.usage)} / {usd(k.usage_daily)} / {usd(k.usage_weekly)} / {usd(k.usage_monthly)}</td>
       <td>{dateTime(k.created_at)}</td>
       <td>
-        <button type="button" disabled={busy} onClick={() => void patch({ disabled: !k.disabled })}>{k.disabled ? `Enable ${k.name}` : `Disable ${k.name}`}</button>
+        {/* Disabling the key this console is signed in with would lock the console out mid-session. */}
+        {own ? <span>this console's key</span> : <button type="button" disabled={busy} onClick={() => void patch({ disabled: !k.disabled })}>{k.disabled ? `Enable ${k.name}` : `Disable ${k.name}`}</button>}
         {error ? <ErrorNotice error={error} /> : null}
       </td>
     </tr>

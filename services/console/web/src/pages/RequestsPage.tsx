@@ -18,7 +18,7 @@ export function RequestsPage() {
     <>
       <Section title="Find a call">
         <form onSubmit={submit} aria-label="Find a call">
-          <label>Request id or provider id<input value={draft} onChange={(e) => setDraft(e.target.value)} required placeholder="br-…" spellCheck={false} /></label>
+          <label>Request id or provider id<input value={draft} onChange={(e) => setDraft(e.target.value)} required placeholder="br-…" spellCheck={false} size={48} /></label>
           <button type="submit">Look up</button>
         </form>
       </Section>

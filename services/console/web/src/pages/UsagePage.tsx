@@ -73,7 +73,7 @@ function UsageResult({ q, metric }: { q: UsageQuery; metric: Metric }) {
     const params = query({ from: from.toISOString(), to: to.toISOString(), interval: q.interval, group_by: q.groupBy });
     return api<{ data: UsageRow[] }>(`/v1/usage?${params}`).then((r) => r.data);
   }, [q.range, q.interval, q.groupBy]);
-  if (usage.error) return <ErrorNotice error={usage.error} feature="Usage statistics (GET /v1/usage)" />;
+  if (usage.error) return <ErrorNotice error={usage.error} feature="usage statistics (GET /v1/usage)" />;
   if (!usage.data) return <p role="status">Loading usage…</p>;
   if (usage.data.length === 0) return <p role="status">No usage in this period.</p>;
   const groupOf = (r: UsageRow) => (q.groupBy === 'model' ? r.model : r.key_hash?.slice(0, 12)) ?? 'all';

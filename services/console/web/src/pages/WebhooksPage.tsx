@@ -11,7 +11,7 @@ export function WebhooksPage({ me }: { me: CurrentKey }) {
   return (
     <>
       <Section title="Default webhook">
-        {settings.error ? <ErrorNotice error={settings.error} feature="Webhooks" /> : null}
+        {settings.error ? <ErrorNotice error={settings.error} feature="webhooks (GET /v1/webhooks/settings)" /> : null}
         {settings.data ? (
           <SettingsForm
             current={settings.data} canChange={me.is_management_key}
@@ -23,7 +23,7 @@ export function WebhooksPage({ me }: { me: CurrentKey }) {
       {secret ? <SecretOnce label="Signing secret" secret={secret} onDismiss={() => setSecret(null)} /> : null}
       <Section title="Delivery log">
         <button type="button" onClick={deliveries.reload}>Refresh deliveries</button>
-        {deliveries.error ? <ErrorNotice error={deliveries.error} feature="The delivery log" /> : null}
+        {deliveries.error ? <ErrorNotice error={deliveries.error} feature="the delivery log (GET /v1/webhooks/deliveries)" /> : null}
         {deliveries.data ? <DeliveryTable rows={deliveries.data} /> : null}
       </Section>
     </>
