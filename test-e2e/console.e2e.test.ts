@@ -14,6 +14,7 @@ jest.setTimeout(120_000);
 
 /** The README's pictures of each page, taken by this test. */
 const SCREENSHOTS = path.resolve(__dirname, '../docs/console');
+const USAGE_URL = /\/v1\/usage\?/;
 
 // Without Chromium (scripts/system-packages.sh could not install it) the browser tests cannot run: under CI that
 // is a failure, elsewhere they are skipped.
@@ -134,6 +135,44 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
       await page.getByRole('img', { name: /over time/ }).waitFor();
     }
     await screenshot('usage');
+  });
+
+  it('usage: an answer in the documented shape (API-NOTES "Usage and archive") is charted by model and by key', async () => {
+    // The page under test is the browser's; the answer is the documented one, the same whichever branch serves it.
+    const hour = Date.parse('2026-11-24T08:00:00Z');
+    const row = (startMs: number, group: Record<string, string>, requests: number, charged: string) => ({
+      start: new Date(startMs).toISOString(), end: new Date(startMs + 3_600_000).toISOString(), ...group, requests, errors: 0,
+      prompt_tokens: 10 * requests, completion_tokens: 20 * requests, list_cost: charged, charged_cost: charged, latency_ms_p50: 12, latency_ms_p95: 40,
+    });
+    const me = (await call('GET', '/key')).body.data;
+    const answers: Record<string, unknown[]> = {
+      model: [row(hour, { model: E2E_MODEL }, 3, '0.000048'), row(hour + 3_600_000, { model: E2E_MODEL }, 1, '0.000016'), row(hour + 3_600_000, { model: 'e2e/other' }, 2, '0.000100')],
+      key: [row(hour, { key_hash: me.hash }, 4, '0.000064')],
+    };
+    const asked: URLSearchParams[] = [];
+    await page.route(USAGE_URL, async (route) => {
+      const q = new URL(route.request().url()).searchParams;
+      asked.push(q);
+      await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ object: 'list', data: answers[q.get('group_by')!] }) });
+    });
+    try {
+      await openPage('Keys');
+      await openPage('Balance and usage');
+      const table = page.getByRole('table', { name: 'Usage' });
+      await table.waitFor();
+      expect(await table.getByRole('row').count()).toBe(4);
+      await expect(page.getByRole('img', { name: 'Charged cost (USD) over time by 2 groups' }).locator('rect').count()).resolves.toBe(3);
+      await expect(page.getByRole('list', { name: 'Legend' }).getByRole('listitem').allTextContents()).resolves.toEqual([E2E_MODEL, 'e2e/other']);
+
+      await page.getByLabel('Group by').selectOption('key');
+      await page.getByRole('button', { name: 'Show usage' }).click();
+      await table.getByText(me.name).waitFor();
+      const last = asked.at(-1)!;
+      expect(last.get('interval')).toBe('hour');
+      expect(Date.parse(last.get('to')!) - Date.parse(last.get('from')!)).toBe(86_400_000);
+    } finally {
+      await page.unroute(USAGE_URL);
+    }
   });
 
   it('request lookup: the billing record of a call by its request id, and its archived call', async () => {

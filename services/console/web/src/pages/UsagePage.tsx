@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, query, type Balance, type UsageRow } from '../api';
+import { api, query, type Balance, type CurrentKey, type KeyObject, type UsageRow } from '../api';
 import { ErrorNotice, Section, useLoad } from '../components';
 import { dateTime, usd } from '../format';
 import { UsageChart, type Metric } from '../UsageChart';
@@ -12,7 +12,12 @@ type GroupBy = 'model' | 'key';
 interface UsageQuery { range: Range; interval: Interval; groupBy: GroupBy }
 
 /** The account's balance, and its usage over time by model or by key (`GET /v1/usage`). */
-export function UsagePage() {
+export function UsagePage({ me }: { me: CurrentKey }) {
+  // Keys are charted by name; only a management key may list the others.
+  const keyNames = useLoad(async () => {
+    const keys: KeyObject[] = me.is_management_key ? (await api<{ data: KeyObject[] }>('/v1/keys?include_disabled=true')).data : [me];
+    return new Map(keys.map((k) => [k.hash, k.name]));
+  });
   const balance = useLoad(() => api<{ data: Balance }>('/v1/billing/balance').then((r) => r.data));
   const [q, setQ] = useState<UsageQuery>({ range: '24h', interval: 'hour', groupBy: 'model' });
   const [metric, setMetric] = useState<Metric>('charged_cost');
@@ -30,7 +35,7 @@ export function UsagePage() {
       </Section>
       <Section title="Usage over time">
         <UsageForm value={q} onChange={setQ} metric={metric} onMetric={setMetric} />
-        <UsageResult q={q} metric={metric} />
+        <UsageResult q={q} metric={metric} keyNames={keyNames.data ?? new Map()} />
       </Section>
     </>
   );
@@ -66,7 +71,7 @@ function UsageForm({ value, onChange, metric, onMetric }: { value: UsageQuery; o
   );
 }
 
-function UsageResult({ q, metric }: { q: UsageQuery; metric: Metric }) {
+function UsageResult({ q, metric, keyNames }: { q: UsageQuery; metric: Metric; keyNames: Map<string, string> }) {
   const usage = useLoad(() => {
     const to = new Date();
     const from = new Date(to.getTime() - RANGES[q.range]);
@@ -76,7 +81,8 @@ function UsageResult({ q, metric }: { q: UsageQuery; metric: Metric }) {
   if (usage.error) return <ErrorNotice error={usage.error} feature="usage statistics (GET /v1/usage)" />;
   if (!usage.data) return <p role="status">Loading usage…</p>;
   if (usage.data.length === 0) return <p role="status">No usage in this period.</p>;
-  const groupOf = (r: UsageRow) => (q.groupBy === 'model' ? r.model : r.key_hash?.slice(0, 12)) ?? 'all';
+  const keyName = (hash: string) => keyNames.get(hash) ?? `${hash.slice(0, 12)}…`;
+  const groupOf = (r: UsageRow) => (q.groupBy === 'model' ? r.model : r.key_hash === undefined ? undefined : keyName(r.key_hash)) ?? 'all';
   return (
     <>
       <UsageChart rows={usage.data} groupOf={groupOf} metric={metric} />
