@@ -192,6 +192,12 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
     }
     await screenshot('requests');
 
+    // The provider's id of the same call finds the same record.
+    await page.getByLabel('Request id or provider id').fill(billed.id);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('definition').filter({ hasText: billed.id }).waitFor();
+    await expect(page.getByRole('definition').filter({ hasText: requestId }).count()).resolves.toBe(1);
+
     await page.getByLabel('Request id or provider id').fill('br-00000000-0000-4000-8000-000000000000');
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('No call with id');
@@ -206,7 +212,12 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
     const secret = (await page.getByRole('status', { name: 'Signing secret value' }).textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'I have stored it' }).click();
-    await page.getByRole('button', { name: 'Rotate signing secret' }).waitFor();
+    await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+    const rotated = (await page.getByRole('status', { name: 'Signing secret value' }).textContent())!.trim();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.getByText(rotated).count()).toBe(0);
 
     await page.getByRole('button', { name: 'Send test event' }).click();
     const queued = (await page.getByRole('status').filter({ hasText: 'Test event' }).textContent())!;
