@@ -1,5 +1,9 @@
 /** Display helpers: money stays a decimal string from the API, shown with its currency. */
-export const usd = (value: string | number | null | undefined) => (value === null || value === undefined ? '—' : `$${value}`);
+export const usd = (value: string | number | null | undefined) => {
+  if (value === null || value === undefined) return '—';
+  const text = String(value);
+  return text.startsWith('-') ? `-$${text.slice(1)}` : `$${text}`;
+};
 
 export const dateTime = (value: string | number | null | undefined) => {
   if (value === null || value === undefined) return '—';
