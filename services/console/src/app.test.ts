@@ -63,7 +63,7 @@ describe('console static service', () => {
     try {
       const res = await fetch(`http://127.0.0.1:${unbuilt.httpPort}/readyz`);
       expect(res.status).toBe(503);
-      expect((await res.json()).checks).toEqual({ build: false });
+      expect(((await res.json()) as { checks: unknown }).checks).toEqual({ build: false });
     } finally {
       await unbuilt.stop();
       rmSync(empty, { recursive: true, force: true });
