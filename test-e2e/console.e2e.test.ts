@@ -255,4 +255,20 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
     expect(await page.evaluate(() => sessionStorage.getItem('gw-console-key'))).toBeNull();
     expect(browserErrors).toEqual([]);
   });
+
+  it('an ordinary key sees only itself, and cannot change the webhook settings', async () => {
+    const created = await call('POST', '/keys', stack.key, { name: 'console-ordinary', limit: 3 });
+    expect(created.status).toBe(201);
+    await page.getByLabel('API key').fill(created.body.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await openPage('Keys');
+    await expect(page.getByRole('status').filter({ hasText: 'needs a management key' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('table', { name: 'Keys' }).count()).resolves.toBe(0);
+    await openPage('Webhooks');
+    expect(await page.getByRole('button', { name: 'Save URL' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(browserErrors).toEqual([]);
+  });
 });
