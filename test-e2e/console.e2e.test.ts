@@ -40,6 +40,8 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
     browser = await launchChromium();
     page = await browser.context.newPage();
     page.on('pageerror', (err) => browserErrors.push(err.message));
+    // The API's refusals show in the console as failed loads (expected here); a blocked script or style would not.
+    page.on('console', (msg) => { if (msg.type() === 'error' && /Content Security Policy/i.test(msg.text())) browserErrors.push(msg.text()); });
     mkdirSync(SCREENSHOTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
