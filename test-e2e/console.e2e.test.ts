@@ -173,6 +173,14 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
       const last = asked.at(-1)!;
       expect(last.get('interval')).toBe('hour');
       expect(Date.parse(last.get('to')!) - Date.parse(last.get('from')!)).toBe(86_400_000);
+
+      // Per-minute rows cover at most a day: a longer period asks per hour.
+      await page.getByLabel('Interval').selectOption('minute');
+      await page.getByLabel('Period').selectOption('7d');
+      expect(await page.getByLabel('Interval').inputValue()).toBe('hour');
+      await page.getByRole('button', { name: 'Show usage' }).click();
+      await waitFor('the 7-day query', async () => asked.at(-1)!.get('group_by') === 'key' && Date.parse(asked.at(-1)!.get('to')!) - Date.parse(asked.at(-1)!.get('from')!) === 7 * 86_400_000, 15_000);
+      expect(asked.at(-1)!.get('interval')).toBe('hour');
     } finally {
       await page.unroute(USAGE_URL);
     }

@@ -9,7 +9,11 @@ const HEIGHT = 240;
 const PAD = { left: 56, right: 8, top: 8, bottom: 28 };
 
 const valueOf = (row: UsageRow, metric: Metric) =>
-  metric === 'charged_cost' ? Number(row.charged_cost) : metric === 'requests' ? row.requests : row.prompt_tokens + row.completion_tokens;
+  metric === 'charged_cost' ? Number(row.charged_cost) : metric === 'requests' ? row.requests : tokensOf(row);
+
+/** Every token of the row: its total when the API gives one, else the kinds added up. */
+export const tokensOf = (row: UsageRow) =>
+  row.total_tokens ?? row.prompt_tokens + row.completion_tokens + (row.input_tokens ?? 0) + (row.output_tokens ?? 0);
 
 /**
  * Stacked bars over time, one colour per group (model or key). Drawn as plain SVG: a few dozen rects need no

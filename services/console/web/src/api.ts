@@ -77,11 +77,16 @@ export interface UsageRow {
   start: string | number; end: string | number;
   model?: string; key_hash?: string; provider?: string; api_type?: string;
   requests: number; errors: number; prompt_tokens: number; completion_tokens: number;
-  list_cost: string; charged_cost: string; latency_ms_p50?: number; latency_ms_p95?: number;
+  /** Messages-style calls count input and output tokens; `total_tokens` covers every kind. */
+  input_tokens?: number; output_tokens?: number; total_tokens?: number;
+  list_cost: string; charged_cost: string;
+  latency_ms_p50?: number | null; latency_ms_p95?: number | null; ttft_ms_p50?: number | null; ttft_ms_p95?: number | null;
 }
 
 export interface ArchivedCall {
   request_id: string; request: unknown; response: unknown; streamed: boolean; truncated: boolean; created_at: string;
+  /** `metadata`: the bodies were not kept for this call. */
+  mode?: 'full' | 'metadata'; trace_id?: string | null;
 }
 
 export interface WebhookSettings { url: string | null; has_secret: boolean; updated_at: string | null; secret?: string }

@@ -72,11 +72,15 @@ function ArchivedCallView({ requestId }: { requestId: string }) {
     const a = archive.data;
     body = (
       <>
-        <p>Archived {dateTime(a.created_at)}{a.streamed ? ' · stream reassembled' : ''}{a.truncated ? ' · truncated' : ''}</p>
-        <h3>Request</h3>
-        <pre aria-label="Archived request">{json(a.request)}</pre>
-        <h3>Response</h3>
-        <pre aria-label="Archived response">{json(a.response)}</pre>
+        <p>Archived {dateTime(a.created_at)}{a.streamed ? ' · stream reassembled' : ''}{a.truncated ? ' · truncated' : ''}{a.trace_id ? ` · trace ${a.trace_id}` : ''}</p>
+        {a.mode === 'metadata' ? <p role="status" className="notice">Only this call's metadata was kept (the archive was set to metadata only).</p> : (
+          <>
+            <h3>Request</h3>
+            <pre aria-label="Archived request">{json(a.request)}</pre>
+            <h3>Response</h3>
+            <pre aria-label="Archived response">{json(a.response)}</pre>
+          </>
+        )}
       </>
     );
   }

@@ -2,9 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { api, query, type Balance, type CurrentKey, type KeyObject, type UsageRow } from '../api';
 import { ErrorNotice, Section, useLoad } from '../components';
 import { dateTime, usd } from '../format';
-import { UsageChart, type Metric } from '../UsageChart';
+import { tokensOf, UsageChart, type Metric } from '../UsageChart';
 
 const RANGES = { '1h': 3600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+/** Per-minute rows cover at most a day (the API refuses longer minute queries). */
+const MINUTE_MAX_RANGE_MS = 86_400_000;
 type Range = keyof typeof RANGES;
 type Interval = 'minute' | 'hour' | 'day';
 type GroupBy = 'model' | 'key';
@@ -47,13 +49,17 @@ function UsageForm({ value, onChange, metric, onMetric }: { value: UsageQuery; o
   return (
     <form onSubmit={submit} aria-label="Usage query">
       <label>Period
-        <select value={draft.range} onChange={(e) => setDraft({ ...draft, range: e.target.value as Range })}>
+        <select value={draft.range} onChange={(e) => {
+          const range = e.target.value as Range;
+          const interval = draft.interval === 'minute' && RANGES[range] > MINUTE_MAX_RANGE_MS ? 'hour' : draft.interval;
+          setDraft({ ...draft, range, interval });
+        }}>
           <option value="1h">last hour</option><option value="24h">last 24 hours</option><option value="7d">last 7 days</option><option value="30d">last 30 days</option>
         </select>
       </label>
       <label>Interval
         <select value={draft.interval} onChange={(e) => setDraft({ ...draft, interval: e.target.value as Interval })}>
-          <option value="minute">minute</option><option value="hour">hour</option><option value="day">day</option>
+          <option value="minute" disabled={RANGES[draft.range] > MINUTE_MAX_RANGE_MS}>minute</option><option value="hour">hour</option><option value="day">day</option>
         </select>
       </label>
       <label>Group by
@@ -88,13 +94,13 @@ function UsageResult({ q, metric, keyNames }: { q: UsageQuery; metric: Metric; k
       <UsageChart rows={usage.data} groupOf={groupOf} metric={metric} />
       <table aria-label="Usage">
         <thead>
-          <tr><th scope="col">From</th><th scope="col">{q.groupBy === 'model' ? 'Model' : 'Key'}</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Prompt tokens</th><th scope="col">Completion tokens</th><th scope="col">List cost</th><th scope="col">Charged</th><th scope="col">Latency p50 / p95 ms</th></tr>
+          <tr><th scope="col">From</th><th scope="col">{q.groupBy === 'model' ? 'Model' : 'Key'}</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Prompt / completion tokens</th><th scope="col">All tokens</th><th scope="col">List cost</th><th scope="col">Charged</th><th scope="col">Latency p50 / p95 ms</th><th scope="col">First token p50 / p95 ms</th></tr>
         </thead>
         <tbody>
           {usage.data.map((r) => (
             <tr key={`${String(r.start)}-${groupOf(r)}`}>
-              <td>{dateTime(r.start)}</td><td>{groupOf(r)}</td><td>{r.requests}</td><td>{r.errors}</td><td>{r.prompt_tokens}</td><td>{r.completion_tokens}</td>
-              <td>{usd(r.list_cost)}</td><td>{usd(r.charged_cost)}</td><td>{r.latency_ms_p50 ?? '—'} / {r.latency_ms_p95 ?? '—'}</td>
+              <td>{dateTime(r.start)}</td><td>{groupOf(r)}</td><td>{r.requests}</td><td>{r.errors}</td><td>{r.prompt_tokens} / {r.completion_tokens}</td><td>{tokensOf(r)}</td>
+              <td>{usd(r.list_cost)}</td><td>{usd(r.charged_cost)}</td><td>{r.latency_ms_p50 ?? '—'} / {r.latency_ms_p95 ?? '—'}</td><td>{r.ttft_ms_p50 ?? '—'} / {r.ttft_ms_p95 ?? '—'}</td>
             </tr>
           ))}
         </tbody>
