@@ -142,7 +142,8 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
 
   it('usage: an answer in the documented shape (API-NOTES "Usage and archive") is charted by model and by key', async () => {
     // The page under test is the browser's; the answer is the documented one, the same whichever branch serves it.
-    const hour = Date.parse('2026-11-24T08:00:00Z');
+    // The last two whole hours, inside the page's default period (the last 24 hours).
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
     const row = (startMs: number, group: Record<string, string>, requests: number, charged: string) => ({
       start: new Date(startMs).toISOString(), end: new Date(startMs + 3_600_000).toISOString(), ...group, requests, errors: 0,
       prompt_tokens: 10 * requests, completion_tokens: 20 * requests, list_cost: charged, charged_cost: charged, latency_ms_p50: 12, latency_ms_p95: 40,
@@ -164,7 +165,12 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
       const table = page.getByRole('table', { name: 'Usage' });
       await table.waitFor();
       expect(await table.getByRole('row').count()).toBe(4);
-      await expect(page.getByRole('img', { name: 'Charged cost (USD) over time by 2 groups' }).locator('rect').count()).resolves.toBe(3);
+      const bars = page.getByRole('img', { name: 'Charged cost (USD) over time by 2 groups' }).locator('rect');
+      expect(await bars.count()).toBe(3);
+      // Each bar sits at its hour within the 24-hour axis (the plot spans x 56..712 of the 720-wide chart).
+      const xs = await bars.evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('x'))));
+      for (const x of xs) expect(x).toBeGreaterThan(600);
+      for (const x of xs) expect(x).toBeLessThan(712);
       await expect(page.getByRole('list', { name: 'Legend' }).getByRole('listitem').allTextContents()).resolves.toEqual([E2E_MODEL, 'e2e/other']);
 
       await page.getByLabel('Group by').selectOption('key');

@@ -15,11 +15,14 @@ const valueOf = (row: UsageRow, metric: Metric) =>
 export const tokensOf = (row: UsageRow) =>
   row.total_tokens ?? row.prompt_tokens + row.completion_tokens + (row.input_tokens ?? 0) + (row.output_tokens ?? 0);
 
+/** The period the chart spans: bars sit at their time within it, so a quiet stretch shows as a gap. */
+export interface ChartWindow { fromMs: number; toMs: number; stepMs: number }
+
 /**
- * Stacked bars over time, one colour per group (model or key). Drawn as plain SVG: a few dozen rects need no
+ * Stacked bars over time, one colour per group (model or key). Drawn as plain SVG: a few hundred rects need no
  * charting library; the table beside it carries the same figures for screen readers.
  */
-export function UsageChart({ rows, groupOf, metric }: { rows: UsageRow[]; groupOf: (r: UsageRow) => string; metric: Metric }) {
+export function UsageChart({ rows, groupOf, metric, span: w }: { rows: UsageRow[]; groupOf: (r: UsageRow) => string; metric: Metric; span: ChartWindow }) {
   const buckets = [...new Set(rows.map((r) => toMs(r.start)))].sort((a, b) => a - b);
   const groups = [...new Set(rows.map(groupOf))].sort();
   const totals = new Map<number, number>();
@@ -27,7 +30,9 @@ export function UsageChart({ rows, groupOf, metric }: { rows: UsageRow[]; groupO
   const max = Math.max(0, ...totals.values()) || 1;
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
-  const barW = Math.max(2, plotW / Math.max(1, buckets.length) - 2);
+  const slotW = plotW / Math.max(1, Math.ceil((w.toMs - w.fromMs) / w.stepMs));
+  const barW = Math.max(1, slotW * 0.8);
+  const xOf = (startMs: number) => PAD.left + ((startMs - w.fromMs) / w.stepMs) * slotW + (slotW - barW) / 2;
   const label = metric === 'charged_cost' ? 'Charged cost (USD)' : metric === 'requests' ? 'Requests' : 'Tokens';
 
   return (
@@ -36,13 +41,13 @@ export function UsageChart({ rows, groupOf, metric }: { rows: UsageRow[]; groupO
         <line x1={PAD.left} y1={PAD.top + plotH} x2={WIDTH - PAD.right} y2={PAD.top + plotH} stroke="#999" />
         <text x={PAD.left - 4} y={PAD.top + 10} textAnchor="end" fontSize="11">{formatValue(max, metric)}</text>
         <text x={PAD.left - 4} y={PAD.top + plotH} textAnchor="end" fontSize="11">0</text>
-        {buckets.map((start, i) => {
+        {buckets.map((start) => {
           let y = PAD.top + plotH;
-          const x = PAD.left + i * (plotW / buckets.length) + 1;
+          const x = xOf(start);
           return (
             <g key={start}>
               {groups.map((g, gi) => {
-                const v = rows.filter((r) => toMs(r.start) === start && groupOf(r) === g).reduce((s, r) => s + valueOf(r, metric), 0);
+                const v = rows.filter((r) => toMs(r.start) === start && groupOf(r) === g).reduce((sum, r) => sum + valueOf(r, metric), 0);
                 if (v <= 0) return null;
                 const h = (v / max) * plotH;
                 y -= h;
@@ -51,8 +56,8 @@ export function UsageChart({ rows, groupOf, metric }: { rows: UsageRow[]; groupO
             </g>
           );
         })}
-        {buckets.length > 0 ? <text x={PAD.left} y={HEIGHT - 8} fontSize="11">{dateTime(buckets[0])}</text> : null}
-        {buckets.length > 1 ? <text x={WIDTH - PAD.right} y={HEIGHT - 8} fontSize="11" textAnchor="end">{dateTime(buckets.at(-1))}</text> : null}
+        <text x={PAD.left} y={HEIGHT - 8} fontSize="11">{dateTime(w.fromMs)}</text>
+        <text x={WIDTH - PAD.right} y={HEIGHT - 8} fontSize="11" textAnchor="end">{dateTime(w.toMs)}</text>
       </svg>
       <figcaption>
         <ul className="legend" aria-label="Legend">

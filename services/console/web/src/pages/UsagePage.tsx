@@ -2,9 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { api, query, type Balance, type CurrentKey, type KeyObject, type UsageRow } from '../api';
 import { ErrorNotice, Section, useLoad } from '../components';
 import { dateTime, usd } from '../format';
-import { tokensOf, UsageChart, type Metric } from '../UsageChart';
+import { tokensOf, UsageChart, type ChartWindow, type Metric } from '../UsageChart';
 
 const RANGES = { '1h': 3600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+const STEP_MS: Record<Interval, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 /** Per-minute rows cover at most a day (the API refuses longer minute queries). */
 const MINUTE_MAX_RANGE_MS = 86_400_000;
 type Range = keyof typeof RANGES;
@@ -78,26 +79,31 @@ function UsageForm({ value, onChange, metric, onMetric }: { value: UsageQuery; o
 }
 
 function UsageResult({ q, metric, keyNames }: { q: UsageQuery; metric: Metric; keyNames: Map<string, string> }) {
-  const usage = useLoad(() => {
+  const usage = useLoad(async () => {
     const to = new Date();
     const from = new Date(to.getTime() - RANGES[q.range]);
     const params = query({ from: from.toISOString(), to: to.toISOString(), interval: q.interval, group_by: q.groupBy });
-    return api<{ data: UsageRow[] }>(`/v1/usage?${params}`).then((r) => r.data);
+    const rows = (await api<{ data: UsageRow[] }>(`/v1/usage?${params}`)).data;
+    // The API answers whole intervals (UTC): the chart spans the same.
+    const stepMs = STEP_MS[q.interval];
+    const span: ChartWindow = { fromMs: Math.floor(from.getTime() / stepMs) * stepMs, toMs: Math.ceil(to.getTime() / stepMs) * stepMs, stepMs };
+    return { rows, span };
   }, [q.range, q.interval, q.groupBy]);
   if (usage.error) return <ErrorNotice error={usage.error} feature="usage statistics (GET /v1/usage)" />;
   if (!usage.data) return <p role="status">Loading usage…</p>;
-  if (usage.data.length === 0) return <p role="status">No usage in this period.</p>;
+  const { rows, span } = usage.data;
+  if (rows.length === 0) return <p role="status">No usage in this period.</p>;
   const keyName = (hash: string) => keyNames.get(hash) ?? `${hash.slice(0, 12)}…`;
   const groupOf = (r: UsageRow) => (q.groupBy === 'model' ? r.model : r.key_hash === undefined ? undefined : keyName(r.key_hash)) ?? 'all';
   return (
     <>
-      <UsageChart rows={usage.data} groupOf={groupOf} metric={metric} />
+      <UsageChart rows={rows} groupOf={groupOf} metric={metric} span={span} />
       <table aria-label="Usage">
         <thead>
           <tr><th scope="col">From</th><th scope="col">{q.groupBy === 'model' ? 'Model' : 'Key'}</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Prompt / completion tokens</th><th scope="col">All tokens</th><th scope="col">List cost</th><th scope="col">Charged</th><th scope="col">Latency p50 / p95 ms</th><th scope="col">First token p50 / p95 ms</th></tr>
         </thead>
         <tbody>
-          {usage.data.map((r) => (
+          {rows.map((r) => (
             <tr key={`${String(r.start)}-${groupOf(r)}`}>
               <td>{dateTime(r.start)}</td><td>{groupOf(r)}</td><td>{r.requests}</td><td>{r.errors}</td><td>{r.prompt_tokens} / {r.completion_tokens}</td><td>{tokensOf(r)}</td>
               <td>{usd(r.list_cost)}</td><td>{usd(r.charged_cost)}</td><td>{r.latency_ms_p50 ?? '—'} / {r.latency_ms_p95 ?? '—'}</td><td>{r.ttft_ms_p50 ?? '—'} / {r.ttft_ms_p95 ?? '—'}</td>
