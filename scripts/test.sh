@@ -4,7 +4,9 @@
 # MONGO_URL when set, else started by the jest global setup (testcontainers with Docker, project scripts without).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/system-packages.sh"
 cd "$GW_ROOT"
+# Installing also builds the web console (services/console's postinstall: its static files, served by the stack).
 pnpm install --frozen-lockfile --reporter=silent
 pnpm run --silent typecheck
 mkdir -p .cache

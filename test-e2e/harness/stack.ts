@@ -134,8 +134,8 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
 
 /** The ports of the services, free right now. */
 async function freeServicePorts() {
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp] = await Promise.all(Array.from({ length: 10 }, () => freePort()));
-  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp };
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp, consoleHttp] = await Promise.all(Array.from({ length: 11 }, () => freePort()));
+  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp, consoleHttp };
 }
 
 type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
@@ -182,6 +182,8 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     BILLING_HTTP_URL: `http://127.0.0.1:${p.billingHttp}`,
     INFERENCE_HTTP_URL: `http://127.0.0.1:${p.inferenceHttp}`,
     WEBHOOKS_HTTP_URL: `http://127.0.0.1:${p.webhooksHttp}`,
+    CONSOLE_HTTP_PORT: String(p.consoleHttp),
+    CONSOLE_HTTP_URL: `http://127.0.0.1:${p.consoleHttp}`,
   };
 }
 

@@ -1,5 +1,6 @@
 import { loadBatchConfig, startBatchService } from '@gw/batch';
 import { loadBillingConfig, startBillingService } from '@gw/billing';
+import { loadConsoleConfig, startConsoleService } from '@gw/console';
 import { blobConfigFor, createBlobStore } from '@gw/blobs';
 import { loadEdgeConfig, startEdge, type RunningEdge } from '@gw/edge';
 import { loadInferenceConfig, startInferenceService } from '@gw/inference';
@@ -62,14 +63,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'batch') }));
   const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
   const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
+  const consoleService = await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) });
   // The edge hands requests to the services beside it in this process; their own ports still serve other callers.
   const edge = await startEdge({
     config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
     inProcess: {
-      inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler,
+      inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler, console: consoleService.httpHandler,
     },
   });
-  const services = [edge, webhooks, batch, inference, keys, billing];
+  const services = [edge, consoleService, webhooks, batch, inference, keys, billing];
   return {
     edge,
     bus,

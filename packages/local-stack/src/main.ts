@@ -26,6 +26,7 @@ async function main() {
     `  curl ${base}/billing/balance -H "Authorization: Bearer $GATEWAY_KEY"`,
     `The inference gRPC API (server reflection on, no .proto needed) is on 127.0.0.1:${grpcPort}:`,
     `  grpcurl -plaintext 127.0.0.1:${grpcPort} list`,
+    `The web console (sign in with the management key): http://127.0.0.1:${stack.edge.httpPort}/console/`,
     '',
   ].join('\n'));
 }

@@ -263,6 +263,21 @@ describe('edge in front of the real keys service (embedded engines)', () => {
       expect(inference.seen[0].headers.authorization).toBeUndefined();
     });
 
+    it('console pages need no key and reach the console with an anonymous identity, the key not passed on', async () => {
+      const consoleHttp = await startEcho('console');
+      try {
+        const e = await startTestEdge({ CONSOLE_HTTP_URL: consoleHttp.url });
+        const res = await fetch(`http://127.0.0.1:${e.httpPort}/console/keys`, { headers: { authorization: `Bearer ${ADMIN}` } });
+        expect(res.status).toBe(200);
+        expect(consoleHttp.seen.map((s) => s.url)).toEqual(['/console/keys']);
+        expect(consoleHttp.seen[0].headers.authorization).toBeUndefined();
+        expect(claimsOf(consoleHttp.seen[0])).toMatchObject({ identity: null, method: 'GET', path: '/console/keys' });
+        expect(inference.seen).toHaveLength(0);
+      } finally {
+        await consoleHttp.close();
+      }
+    });
+
     it('billing routes go to billing with the identity', async () => {
       const res = await fetch(`${base}/v1/billing/balance`, { headers: { authorization: `Bearer ${ADMIN}`, 'x-gw-account-id': 'acct_victim' } });
       expect(res.status).toBe(200);

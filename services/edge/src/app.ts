@@ -54,6 +54,7 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
       billing: upstream('billing', config.BILLING_HTTP_URL),
       batch: upstream('batch', config.BATCH_HTTP_URL, config.UPLOAD_BODY_LIMIT_BYTES),
       webhooks: upstream('webhooks', config.WEBHOOKS_HTTP_URL),
+      console: upstream('console', config.CONSOLE_HTTP_URL),
     };
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).

@@ -13,6 +13,7 @@ export const edgeConfigSchema = z.object({
   INFERENCE_HTTP_URL: z.string().url().default('http://127.0.0.1:8083'),
   BATCH_HTTP_URL: z.string().url().default('http://127.0.0.1:8084'),
   WEBHOOKS_HTTP_URL: z.string().url().default('http://127.0.0.1:8086'),
+  CONSOLE_HTTP_URL: z.string().url().default('http://127.0.0.1:8087'),
   /** Largest request body accepted, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Largest body of a files or batches request (file uploads); the batch service enforces its own file limit below it. */

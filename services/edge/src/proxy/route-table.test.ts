@@ -26,6 +26,10 @@ describe('matchRoute', () => {
     ['/v1/webhooks/settings', { upstream: 'webhooks', auth: 'required', allowXApiKey: false }],
     ['/v1/webhooks/test', { upstream: 'webhooks', auth: 'required' }],
     ['/v1/webhooks/deliveries', { upstream: 'webhooks', auth: 'required' }],
+    // The console's pages and assets: no key (the page signs in with one).
+    ['/console', { upstream: 'console', auth: 'optional' }],
+    ['/console/keys', { upstream: 'console', auth: 'optional' }],
+    ['/console/assets/index-abc.js', { upstream: 'console', auth: 'optional' }],
   ])('%s -> %o', (path, expected) => {
     expect(matchRoute(path)).toMatchObject(expected);
   });
@@ -38,6 +42,7 @@ describe('matchRoute', () => {
     '/v2/chat/completions',
     '/chat/completions',
     '/v1/modelsX',
+    '/consoleX',
     '/v1/models-private',
     '/v1/chat/completionsX',
     '/v1/responsesX',

@@ -1,7 +1,7 @@
 import type { EventStreamFormat } from '@gw/platform';
 
 /** Which service owns a public path, and whether the path needs an API key. */
-export type Upstream = 'inference' | 'keys' | 'billing' | 'batch' | 'webhooks';
+export type Upstream = 'inference' | 'keys' | 'billing' | 'batch' | 'webhooks' | 'console';
 
 export interface RouteMatch {
   upstream: Upstream;
@@ -23,6 +23,8 @@ export function matchRoute(path: string): RouteMatch | null {
   if (path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
   if (exactOrUnder(path, '/v1/files') || exactOrUnder(path, '/v1/batches')) return { upstream: 'batch', auth: 'required', allowXApiKey: false };
   if (path.startsWith('/v1/webhooks/')) return { upstream: 'webhooks', auth: 'required', allowXApiKey: false };
+  // The web console's static files: public pages; the browser then calls the API above with the signed-in key.
+  if (exactOrUnder(path, '/console')) return { upstream: 'console', auth: 'optional', allowXApiKey: false };
   return null;
 }
 
