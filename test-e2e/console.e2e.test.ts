@@ -12,8 +12,12 @@ import { useStack } from './harness/stack';
 
 jest.setTimeout(120_000);
 
-/** The README's pictures of each page, taken by this test. */
-const SCREENSHOTS = path.resolve(__dirname, '../docs/console');
+/**
+ * The README's pictures of each page, taken by this test when `CONSOLE_SCREENSHOTS=1` (otherwise into a temp
+ * dir, so an ordinary run leaves the checkout as it found it).
+ */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../docs/console') : mkdtempSync(path.join(tmpdir(), 'gw-console-shots-'));
+afterAll(() => { if (!SCREENSHOTS.includes('docs/console')) rmSync(SCREENSHOTS, { recursive: true, force: true }); });
 const USAGE_URL = /\/v1\/usage\?/;
 
 // Without Chromium (scripts/system-packages.sh could not install it) the browser tests cannot run: under CI that
