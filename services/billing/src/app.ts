@@ -11,6 +11,7 @@ import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
+import { ensureUsageStatsIndexes, usageStatsCollection } from './stats/usage-stats';
 
 export interface BillingServiceDeps {
   config: BillingConfig;
@@ -29,6 +30,8 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   }, async ({ health, background, client, grpcAuthenticator }) => {
     const priceBook = PriceBook.fromCatalog(readCatalog(config.CATALOG_FILE));
     await ensureLedgerIndexes(ledgerCollection(store));
+    const stats = usageStatsCollection(store);
+    await ensureUsageStatsIndexes(stats);
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
@@ -49,7 +52,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
     const apiKeys = client('keys', new KeysApiKeyAccounts(config.KEYS_GRPC_ADDR));
     const auth = grpcAuthenticator(apiKeys);
     return {
-      routes: [billingRoutes(billing)],
+      routes: [billingRoutes(billing, stats, now)],
       grpc: [{ definition: billingProto.gateway.billing.v1.BillingService.service, handlers: billingGrpcHandlers(billing, holds, auth, logger) }],
     };
   });

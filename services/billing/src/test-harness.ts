@@ -38,7 +38,7 @@ export type StoreEngine = 'embedded' | 'mongo';
 /** The store engines this run can test: the embedded one always, MongoDB (wire) when `MONGO_URL` is set. */
 export const STORE_ENGINES: StoreEngine[] = process.env.MONGO_URL ? ['embedded', 'mongo'] : ['embedded'];
 
-const BILLING_COLLECTIONS = ['accounts', 'ledger', 'usage_rejects'];
+const BILLING_COLLECTIONS = ['accounts', 'ledger', 'usage_rejects', 'usage_stats'];
 /** The platform identity secret of billing under test; tests mint identities with it. */
 export const BILLING_TEST_SECRET = 'billing-test-identity-secret-0123456789abcdef';
 
