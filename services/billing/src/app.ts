@@ -1,6 +1,7 @@
 import { KeysApiKeyAccounts, startService, type Logger, type RunningService } from '@gw/platform';
-import { billingProto } from '@gw/proto';
-import type { Bus } from '@gw/bus';
+import { billingProto, TOPICS } from '@gw/proto';
+import type { BlobStore } from '@gw/blobs';
+import { subscribeInBackground, type Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { PriceBook, readCatalog } from '@gw/catalog';
 import { accountsCollection, ensureSeedAccounts } from './accounts';
@@ -12,18 +13,23 @@ import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
 import { ensureUsageStatsIndexes, usageStatsCollection } from './stats/usage-stats';
+import { CallArchive } from './archive/call-archive';
+
+export const ARCHIVE_CONSUMER_GROUP = 'billing-archive';
 
 export interface BillingServiceDeps {
   config: BillingConfig;
   store: Store;
   bus: Bus;
+  /** The archived calls' bodies; the caller owns (and closes) it, like the store. */
+  blobs: BlobStore;
   logger: Logger;
   /** Clock for key-spend periods; tests pin it. */
   now?: () => Date;
 }
 
 /** Starts billing on engines the caller owns (and closes): indexes, seed accounts, the usage consumer, HTTP and gRPC. */
-export async function startBillingService({ config, store, bus, logger, now = () => new Date() }: BillingServiceDeps): Promise<RunningService> {
+export async function startBillingService({ config, store, bus, blobs, logger, now = () => new Date() }: BillingServiceDeps): Promise<RunningService> {
   return startService({
     name: 'billing', logger, host: config.BIND_HOST, httpPort: config.BILLING_HTTP_PORT, grpcPort: config.BILLING_GRPC_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: 64 * 1024, accessLog: config.ACCESS_LOG,
@@ -40,6 +46,17 @@ export async function startBillingService({ config, store, bus, logger, now = ()
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('usage-consumer', async () => consumer.joined(), 'degraded');
+    const archive = new CallArchive(store, blobs, { retentionDays: config.ARCHIVE_RETENTION_DAYS }, logger, now);
+    await archive.ensureIndexes();
+    const archiveConsumer = background('archive-consumer', subscribeInBackground(bus, {
+      topics: [TOPICS.archive], group: ARCHIVE_CONSUMER_GROUP, maxBatch: 64, handleBatch: (messages) => archive.handleBatch(messages),
+    }, logger));
+    health.addCheck('archive-consumer', async () => archiveConsumer.joined(), 'degraded');
+    const archiveSweeper = setInterval(() => {
+      archive.sweep().catch((err: unknown) => logger.warn({ err }, 'archive sweep failed; retrying on the next tick'));
+    }, config.ARCHIVE_SWEEP_MS);
+    archiveSweeper.unref();
+    background('archive-sweeper', { stop: async () => clearInterval(archiveSweeper) });
     const billing = new BillingService(store, now);
     const holds = new SpendHolds(store, priceBook, { allowanceMicros: config.SPEND_OVERDRAFT_ALLOWANCE_USD, holdTtlMs: config.SPEND_HOLD_TTL_MS }, logger, now);
     const sweeper = setInterval(() => {
@@ -52,7 +69,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
     const apiKeys = client('keys', new KeysApiKeyAccounts(config.KEYS_GRPC_ADDR));
     const auth = grpcAuthenticator(apiKeys);
     return {
-      routes: [billingRoutes(billing, stats, now)],
+      routes: [billingRoutes({ billing, stats, archive, now })],
       grpc: [{ definition: billingProto.gateway.billing.v1.BillingService.service, handlers: billingGrpcHandlers(billing, holds, auth, logger) }],
     };
   });

@@ -4,8 +4,10 @@ import type { BillingService } from './billing-service';
 import type { Collection } from '@gw/store';
 import { parseUsageQuery, queryUsage } from './stats/usage-query';
 import type { UsageStatsRow } from './stats/usage-stats';
+import type { CallArchive } from './archive/call-archive';
 
 const REQUESTS_PREFIX = '/v1/billing/requests/';
+const ARCHIVE_SUFFIX = '/archive';
 
 /**
  * The rest of the path after the prefix, decoded, so provider ids containing slashes (raw or %2F) resolve.
@@ -15,7 +17,14 @@ function lookupId(req: Request): string {
   return decodeURIComponent(req.path.slice(REQUESTS_PREFIX.length));
 }
 
-export function billingRoutes(billing: BillingService, stats: Collection<UsageStatsRow>, now: () => Date): Router {
+export interface BillingRouteDeps {
+  billing: BillingService;
+  stats: Collection<UsageStatsRow>;
+  archive: CallArchive;
+  now: () => Date;
+}
+
+export function billingRoutes({ billing, stats, archive, now }: BillingRouteDeps): Router {
   const router = Router();
   router.get('/v1/usage', async (req, res) => {
     const { accountId } = identityOf(req);
@@ -25,6 +34,11 @@ export function billingRoutes(billing: BillingService, stats: Collection<UsageSt
   router.get('/v1/billing/balance', async (req, res) => {
     const { accountId } = identityOf(req);
     res.json({ data: await billing.balanceUsd(accountId) });
+  });
+  // Before the record's route, which would take `/archive` as part of a provider id (so an id ending in `/archive` is read as its archive).
+  router.get('/v1/billing/requests/*request_id/archive', async (req, res) => {
+    const { accountId } = identityOf(req);
+    res.json({ data: await archive.lookup(accountId, lookupId(req).slice(0, -ARCHIVE_SUFFIX.length)) });
   });
   router.get('/v1/billing/requests/*request_id', async (req, res) => {
     const { accountId } = identityOf(req);
