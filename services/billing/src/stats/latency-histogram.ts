@@ -8,8 +8,11 @@ const GROWTH = 2 ** (1 / 8);
 /** 2^(190/8) ms is ~4 months: every latency a call can have fits. */
 const MAX_BUCKET = 190;
 
-/** Sparse `[bucket, count]` pairs, sorted by bucket. */
-export type LatencyHistogram = [number, number][];
+/**
+ * Sparse counts by bucket, keyed `b<bucket>` (a field name every store engine takes, so a write can `$inc` one
+ * bucket of a stored histogram).
+ */
+export type LatencyHistogram = Record<string, number>;
 
 export function bucketOf(ms: number): number {
   if (!(ms > 1)) return 0;
@@ -31,17 +34,24 @@ export class HistogramBuilder {
   }
 
   merge(h: LatencyHistogram | undefined): this {
-    for (const [b, n] of h ?? []) this.counts.set(b, (this.counts.get(b) ?? 0) + n);
+    for (const [key, n] of Object.entries(h ?? {})) {
+      const b = Number(key.slice(1));
+      if (key.startsWith('b') && Number.isInteger(b) && n > 0) this.counts.set(b, (this.counts.get(b) ?? 0) + n);
+    }
     return this;
   }
 
   toJSON(): LatencyHistogram {
+    return Object.fromEntries(this.sorted().map(([b, n]) => [`b${b}`, n]));
+  }
+
+  private sorted(): [number, number][] {
     return [...this.counts.entries()].sort((a, b) => a[0] - b[0]);
   }
 
   /** The value below which `q` (0-1) of the observations fall; null with none. */
   quantile(q: number): number | null {
-    const sorted = this.toJSON();
+    const sorted = this.sorted();
     const total = sorted.reduce((sum, [, n]) => sum + n, 0);
     if (total === 0) return null;
     const rank = Math.max(1, Math.ceil(q * total));

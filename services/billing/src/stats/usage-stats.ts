@@ -17,16 +17,8 @@ export interface StatsDimensions {
   api_type: string;
 }
 
-/**
- * One minute of one account's calls with the same dimensions, as recorded by ONE posting (the delivery that
- * recorded their ledger entries). `_id` is derived from the posting, the minute and the dimensions, so a
- * redelivery that re-derives the rows of a posting inserts nothing new: statistics count each call exactly
- * once, as the ledger does. The hour and day views are rolled up from these at query time.
- */
-export interface UsageStatsRow extends Doc, StatsDimensions {
-  account_id: string;
-  minute_ms: number;
-  posting_id: string;
+/** The figures of a row that calls add to. */
+interface Counts {
   requests: number;
   errors: number;
   streamed: number;
@@ -38,6 +30,19 @@ export interface UsageStatsRow extends Doc, StatsDimensions {
   ttft_ms: LatencyHistogram;
 }
 
+/**
+ * One minute of one account's calls with the same dimensions. The hour and day views are rolled up from
+ * these at query time. `postings` names the postings (deliveries that recorded ledger entries) already
+ * counted: a posting's counts and its mark land in ONE guarded single-document write, so a redelivery that
+ * re-derives a posting's counts from the ledger adds nothing, and statistics count each call exactly once,
+ * as the ledger does.
+ */
+export interface UsageStatsRow extends Doc, StatsDimensions, Counts {
+  account_id: string;
+  minute_ms: number;
+  postings: Record<string, true>;
+}
+
 export function usageStatsCollection(store: Store): Collection<UsageStatsRow> {
   return store.collection<UsageStatsRow>('usage_stats');
 }
@@ -46,9 +51,9 @@ export async function ensureUsageStatsIndexes(stats: Collection<UsageStatsRow>):
   await stats.ensureIndex({ fields: { account_id: 1, minute_ms: 1 } });
 }
 
-function rowId(postingId: string, minuteMs: number, accountId: string, dims: StatsDimensions): string {
+function rowId(minuteMs: number, accountId: string, dims: StatsDimensions): string {
   const digest = createHash('sha256').update(JSON.stringify([accountId, dims.key_hash, dims.model, dims.provider, dims.api_type])).digest('hex').slice(0, 32);
-  return `${postingId}:${minuteMs}:${digest}`;
+  return `${minuteMs}:${digest}`;
 }
 
 /** A failed call as the event reported it (`status` may say `unpriced`; the event's own status is kept in `call_status`). */
@@ -56,49 +61,70 @@ function isError(e: LedgerEntry): boolean {
   return (e.call_status || e.status) !== 'succeeded';
 }
 
-/** The rows of the given ledger entries, aggregated in memory by posting, minute, account and dimensions. */
-export function statsRowsOf(entries: readonly LedgerEntry[]): UsageStatsRow[] {
-  const rows = new Map<string, { row: UsageStatsRow; latency: HistogramBuilder; ttft: HistogramBuilder }>();
+const zeroCounts = (): Counts => ({
+  requests: 0, errors: 0, streamed: 0, tokens: Object.fromEntries(TOKEN_KINDS.map((k) => [k, 0])) as Record<TokenKind, number>,
+  list_micros: 0, charged_micros: 0, latency_ms: {}, ttft_ms: {},
+});
+
+export interface PostingCounts {
+  row: Omit<UsageStatsRow, keyof Counts | 'postings'>;
+  postingId: string;
+  counts: Counts;
+}
+
+/** The entries' figures, aggregated in memory by posting, minute, account and dimensions. */
+export function postingCountsOf(entries: readonly LedgerEntry[]): PostingCounts[] {
+  const groups = new Map<string, { row: PostingCounts['row']; postingId: string; counts: Counts; latency: HistogramBuilder; ttft: HistogramBuilder }>();
   for (const e of entries) {
     const minuteMs = Math.floor(e.created_at_ms / MINUTE_MS) * MINUTE_MS;
     const dims: StatsDimensions = { key_hash: e.key_hash, model: e.model, provider: e.provider, api_type: e.api_type };
-    const id = rowId(e.posting_id, minuteMs, e.account_id, dims);
-    let acc = rows.get(id);
-    if (!acc) {
-      acc = {
-        row: {
-          _id: id, account_id: e.account_id, minute_ms: minuteMs, posting_id: e.posting_id, ...dims,
-          requests: 0, errors: 0, streamed: 0, tokens: Object.fromEntries(TOKEN_KINDS.map((k) => [k, 0])) as Record<TokenKind, number>,
-          list_micros: 0, charged_micros: 0, latency_ms: [], ttft_ms: [],
-        },
-        latency: new HistogramBuilder(),
-        ttft: new HistogramBuilder(),
-      };
-      rows.set(id, acc);
+    const id = rowId(minuteMs, e.account_id, dims);
+    const groupKey = `${id}|${e.posting_id}`;
+    let g = groups.get(groupKey);
+    if (!g) {
+      g = { row: { _id: id, account_id: e.account_id, minute_ms: minuteMs, ...dims }, postingId: e.posting_id, counts: zeroCounts(), latency: new HistogramBuilder(), ttft: new HistogramBuilder() };
+      groups.set(groupKey, g);
     }
-    const { row } = acc;
-    row.requests += 1;
-    if (isError(e)) row.errors += 1;
+    const c = g.counts;
+    c.requests += 1;
+    if (isError(e)) c.errors += 1;
     for (const kind of TOKEN_KINDS) {
       const n = e.usage[kind];
-      if (typeof n === 'number') row.tokens[kind] += n;
+      if (typeof n === 'number') c.tokens[kind] += n;
     }
-    row.list_micros += e.list_micros;
-    row.charged_micros += e.charged_micros;
-    acc.latency.add(e.latency_ms);
+    c.list_micros += e.list_micros;
+    c.charged_micros += e.charged_micros;
+    g.latency.add(e.latency_ms);
     if (e.streamed) {
-      row.streamed += 1;
-      acc.ttft.add(Math.max(0, e.latency_ms - e.generation_time_ms));
+      c.streamed += 1;
+      g.ttft.add(Math.max(0, e.latency_ms - e.generation_time_ms));
     }
   }
-  return [...rows.values()].map(({ row, latency, ttft }) => ({ ...row, latency_ms: latency.toJSON(), ttft_ms: ttft.toJSON() }));
+  return [...groups.values()].map(({ row, postingId, counts, latency, ttft }) => ({ row, postingId, counts: { ...counts, latency_ms: latency.toJSON(), ttft_ms: ttft.toJSON() } }));
+}
+
+function increments(c: Counts): Record<string, number> {
+  const inc: Record<string, number> = {
+    requests: c.requests, errors: c.errors, streamed: c.streamed, list_micros: c.list_micros, charged_micros: c.charged_micros,
+  };
+  for (const k of TOKEN_KINDS) if (c.tokens[k] !== 0) inc[`tokens.${k}`] = c.tokens[k];
+  for (const [b, n] of Object.entries(c.latency_ms)) inc[`latency_ms.${b}`] = n;
+  for (const [b, n] of Object.entries(c.ttft_ms)) inc[`ttft_ms.${b}`] = n;
+  return inc;
 }
 
 /**
- * Records the statistics of postings whose entries are all still `applying` (so the set is the posting's
- * whole set): one bulk insert, rows already written by an earlier delivery of the same posting skipped.
+ * Adds the postings' figures to their minute rows: one bulk insert of the rows not there yet, then per row
+ * and posting one guarded increment (skipped when the row already counts that posting). Called with every
+ * entry of the postings while all are still `applying`, so a posting is always counted whole.
  */
 export async function recordUsageStats(stats: Collection<UsageStatsRow>, entries: readonly LedgerEntry[]): Promise<void> {
-  const rows = statsRowsOf(entries);
-  if (rows.length > 0) await stats.insertMany(rows, { ignoreDuplicates: true });
+  const groups = postingCountsOf(entries);
+  if (groups.length === 0) return;
+  const fresh = new Map(groups.map((g) => [g.row._id, { ...g.row, ...zeroCounts(), postings: {} } as UsageStatsRow]));
+  await stats.insertMany([...fresh.values()], { ignoreDuplicates: true });
+  await Promise.all(groups.map((g) => stats.updateOne(
+    { _id: g.row._id, [`postings.${g.postingId}`]: { $exists: false } },
+    { $inc: increments(g.counts), $set: { [`postings.${g.postingId}`]: true } },
+  )));
 }
