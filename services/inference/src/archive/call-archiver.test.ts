@@ -34,8 +34,12 @@ describe('what the archive keeps of a body', () => {
   });
 
   test('publish batches stay under the bus budget for the largest records', () => {
-    expect(CallArchiver.publishBatchFor(64 * 1024)).toBe(5);
-    expect(CallArchiver.publishBatchFor(256 * 1024)).toBe(1);
+    expect(CallArchiver.publishBatchFor(64 * 1024)).toBe(2);
+    expect(CallArchiver.publishBatchFor(192 * 1024)).toBe(1);
+    expect(CallArchiver.publishBatchFor(4 * 1024)).toBe(38);
+    // The worst case for escaping, at the largest bound: two such bodies in one record still fit a 1 MiB message.
+    const worst = boundedJson('"\\'.repeat(200_000), 192 * 1024);
+    expect(Buffer.byteLength(JSON.stringify({ request_json: worst.text, response_json: worst.text }))).toBeLessThan(1024 * 1024 - 4096);
   });
 });
 

@@ -51,9 +51,12 @@ export class CallArchiver {
     return new CallArchiver(null, { mode: 'off', maxBodyBytes: 0 }, logger);
   }
 
-  /** Records per publish, so a batch of the largest records stays under the bus's budget. */
+  /**
+   * Records per publish, so a batch of the largest records stays under the bus's budget. Each body is JSON
+   * text inside the record's JSON, where escaping can double its bytes: a record is counted at 4x the bound.
+   */
   static publishBatchFor(maxBodyBytes: number): number {
-    return Math.max(1, Math.floor(PUBLISH_BUDGET_BYTES / (2 * maxBodyBytes + RECORD_OVERHEAD_BYTES)));
+    return Math.max(1, Math.floor(PUBLISH_BUDGET_BYTES / (4 * maxBodyBytes + RECORD_OVERHEAD_BYTES)));
   }
 
   get mode(): ArchiveMode {
