@@ -12,10 +12,13 @@ import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
-import { ensureUsageStatsIndexes, usageStatsCollection } from './stats/usage-stats';
+import { ensureUsageStatsIndexes, pruneCountedPostings, usageStatsCollection } from './stats/usage-stats';
 import { CallArchive } from './archive/call-archive';
 
 export const ARCHIVE_CONSUMER_GROUP = 'billing-archive';
+/** Statistics rows drop the marks of settled postings once their minute is this old, checked this often. */
+const STATS_PRUNE_AFTER_MS = 5 * 60_000;
+const STATS_PRUNE_EVERY_MS = 60_000;
 
 export interface BillingServiceDeps {
   config: BillingConfig;
@@ -38,6 +41,12 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     await ensureLedgerIndexes(ledgerCollection(store));
     const stats = usageStatsCollection(store);
     await ensureUsageStatsIndexes(stats);
+    const statsPruner = setInterval(() => {
+      pruneCountedPostings(stats, ledgerCollection(store), now().getTime() - STATS_PRUNE_AFTER_MS)
+        .catch((err: unknown) => logger.warn({ err }, 'statistics prune failed; retrying on the next tick'));
+    }, STATS_PRUNE_EVERY_MS);
+    statsPruner.unref();
+    background('stats-pruner', { stop: async () => clearInterval(statsPruner) });
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.

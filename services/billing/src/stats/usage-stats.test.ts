@@ -4,7 +4,7 @@ import { accountsCollection, ensureSeedAccounts } from '../accounts';
 import { ledgerCollection } from '../ledger';
 import { asBatch, BILLING_TEST_SECRET, Engines, eventually, silentLogger, STORE_ENGINES, usageEvent } from '../test-harness';
 import { createUsageBatchHandler, type UsageBatchFaults } from '../usage-consumer';
-import { usageStatsCollection } from './usage-stats';
+import { pruneCountedPostings, usageStatsCollection } from './usage-stats';
 
 const KEY_A = 'aa'.repeat(32);
 const KEY_B = 'bb'.repeat(32);
@@ -127,6 +127,28 @@ describe.each(STORE_ENGINES)('statistics under crashes and redelivery (%s store)
     const charged = (await usageStatsCollection(engines.store).find({})).reduce((s, r) => s + r.charged_micros, 0);
     const ledger = (await ledgerCollection(engines.store).find({})).reduce((s, e) => s + e.charged_micros, 0);
     expect(charged).toBe(ledger);
+  });
+
+  test('pruning drops the marks of settled postings only; a posting still open is counted once after it', async () => {
+    const later = Date.parse('2026-11-02T11:00:00Z');
+    await handler()(asBatch([usageEvent(), usageEvent()]));
+    const stranded = asBatch([usageEvent()]);
+    let fired = false;
+    await expect(handler({ afterStatsRecord: () => { if (!fired) { fired = true; throw new Crash('after stats'); } } })(stranded)).rejects.toBeInstanceOf(Crash);
+
+    const stats = usageStatsCollection(engines.store);
+    expect(await pruneCountedPostings(stats, ledgerCollection(engines.store), later)).toBe(1);
+    const [row] = await stats.find({});
+    expect(Object.keys(row.postings)).toHaveLength(1);
+    expect(row.marks).toBe(1);
+
+    await handler()(stranded);
+    expect(await counted()).toBe(3);
+    expect(await pruneCountedPostings(stats, ledgerCollection(engines.store), later)).toBe(1);
+    const [after] = await stats.find({});
+    expect([after.postings, after.marks, after.has_marks, after.requests]).toEqual([{}, 0, undefined, 3]);
+    // Nothing left to prune; rows of the current minutes are left alone.
+    expect(await pruneCountedPostings(stats, ledgerCollection(engines.store), later)).toBe(0);
   });
 
   test('two consumers racing on the same batch count it once', async () => {

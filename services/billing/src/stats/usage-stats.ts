@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Doc, Store } from '@gw/store';
 import type { LedgerEntry } from '../ledger';
+
+/** Rows one prune pass looks at. */
+const PRUNE_PAGE = 200;
 import { HistogramBuilder, type LatencyHistogram } from './latency-histogram';
 
 export const MINUTE_MS = 60_000;
@@ -41,6 +44,9 @@ export interface UsageStatsRow extends Doc, StatsDimensions, Counts {
   account_id: string;
   minute_ms: number;
   postings: Record<string, true>;
+  /** How many marks `postings` holds; present while there is one to prune (see pruneCountedPostings). */
+  marks: number;
+  has_marks?: true;
 }
 
 export function usageStatsCollection(store: Store): Collection<UsageStatsRow> {
@@ -49,6 +55,7 @@ export function usageStatsCollection(store: Store): Collection<UsageStatsRow> {
 
 export async function ensureUsageStatsIndexes(stats: Collection<UsageStatsRow>): Promise<void> {
   await stats.ensureIndex({ fields: { account_id: 1, minute_ms: 1 } });
+  await stats.ensureIndex({ fields: { has_marks: 1, minute_ms: 1 } });
 }
 
 function rowId(minuteMs: number, accountId: string, dims: StatsDimensions): string {
@@ -67,7 +74,7 @@ const zeroCounts = (): Counts => ({
 });
 
 export interface PostingCounts {
-  row: Omit<UsageStatsRow, keyof Counts | 'postings'>;
+  row: Omit<UsageStatsRow, keyof Counts | 'postings' | 'marks' | 'has_marks'>;
   postingId: string;
   counts: Counts;
 }
@@ -121,10 +128,32 @@ function increments(c: Counts): Record<string, number> {
 export async function recordUsageStats(stats: Collection<UsageStatsRow>, entries: readonly LedgerEntry[]): Promise<void> {
   const groups = postingCountsOf(entries);
   if (groups.length === 0) return;
-  const fresh = new Map(groups.map((g) => [g.row._id, { ...g.row, ...zeroCounts(), postings: {} } as UsageStatsRow]));
+  const fresh = new Map(groups.map((g) => [g.row._id, { ...g.row, ...zeroCounts(), postings: {}, marks: 0 } as UsageStatsRow]));
   await stats.insertMany([...fresh.values()], { ignoreDuplicates: true });
   await Promise.all(groups.map((g) => stats.updateOne(
     { _id: g.row._id, [`postings.${g.postingId}`]: { $exists: false } },
-    { $inc: increments(g.counts), $set: { [`postings.${g.postingId}`]: true } },
+    { $inc: { ...increments(g.counts), marks: 1 }, $set: { [`postings.${g.postingId}`]: true, has_marks: true } },
   )));
+}
+
+/**
+ * Keeps rows small: drops the marks of postings whose entries are all applied, since only a posting with
+ * entries still `applying` is ever re-derived (a mark is written after its posting's ledger insert and
+ * before its applied mark, so this never races a redelivery). Looks at rows of minutes before `beforeMs`
+ * that hold marks; the write requires the mark count as read, so a posting counted meanwhile is kept.
+ */
+export async function pruneCountedPostings(stats: Collection<UsageStatsRow>, ledger: Collection<LedgerEntry>, beforeMs: number): Promise<number> {
+  const rows = await stats.find({ has_marks: true, minute_ms: { $lt: beforeMs } }, { sort: { minute_ms: 1 }, limit: PRUNE_PAGE });
+  let pruned = 0;
+  for (const row of rows) {
+    const marks = Object.keys(row.postings ?? {});
+    const open = new Set(marks.length > 0 ? (await ledger.find({ posting_id: { $in: marks }, state: 'applying' })).map((e) => e.posting_id) : []);
+    const closed = marks.filter((m) => !open.has(m));
+    if (closed.length === 0 && open.size > 0) continue;
+    const $unset: Record<string, true> = Object.fromEntries(closed.map((m) => [`postings.${m}`, true]));
+    if (open.size === 0) $unset.has_marks = true;
+    const res = await stats.updateOne({ _id: row._id, marks: row.marks }, { $unset, $set: { marks: open.size } });
+    pruned += res.matched;
+  }
+  return pruned;
 }
