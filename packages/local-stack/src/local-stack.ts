@@ -52,7 +52,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const bus = createBus({ engine: 'embedded', store: openStore('bus') }, logger.child({ service: 'bus' }));
   const simulator = opts.simulatorPort !== undefined ? await startSimulators({ port: opts.simulatorPort }) : null;
 
-  const billing = await startBillingService({ config: loadBillingConfig(env), store: openStore('billing'), bus, logger: logger.child({ service: 'billing' }) });
+  // Archived calls' bodies live under the data dir, next to billing's store.
+  const billingBlobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'billing') }));
+  const billing = await startBillingService({ config: loadBillingConfig(env), store: openStore('billing'), bus, blobs: billingBlobs, logger: logger.child({ service: 'billing' }) });
   // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
   const keys = await startKeysService({
     config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
@@ -81,6 +83,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       await simulator?.close();
       await bus.close();
       await blobs.close();
+      await billingBlobs.close();
       for (const s of stores) await s.close();
     },
   };

@@ -39,12 +39,14 @@ import type { UsageEvent__Output } from './generated/gateway/events/v1/UsageEven
 import type { BalanceChanged__Output } from './generated/gateway/events/v1/BalanceChanged';
 import type { KeyChanged__Output } from './generated/gateway/events/v1/KeyChanged';
 import type { CallbackRequested__Output } from './generated/gateway/events/v1/CallbackRequested';
+import type { CallArchived__Output } from './generated/gateway/events/v1/CallArchived';
 export type { UsageEvent__Output as UsageEvent } from './generated/gateway/events/v1/UsageEvent';
 export type { Usage__Output as EventUsage } from './generated/gateway/events/v1/Usage';
 export type { BalanceChanged__Output as BalanceChanged } from './generated/gateway/events/v1/BalanceChanged';
 export type { KeySpend__Output as KeySpend } from './generated/gateway/events/v1/KeySpend';
 export type { KeyChanged__Output as KeyChanged } from './generated/gateway/events/v1/KeyChanged';
 export type { CallbackRequested__Output as CallbackRequested } from './generated/gateway/events/v1/CallbackRequested';
+export type { CallArchived__Output as CallArchived } from './generated/gateway/events/v1/CallArchived';
 
 /** Bus topics (each carries the JSON encoding of one events.proto message, see TopicMessages). */
 export const TOPICS = {
@@ -52,6 +54,7 @@ export const TOPICS = {
   balance: 'gateway.balance.v1',
   keys: 'gateway.keys.v1',
   callbacks: 'gateway.callbacks.v1',
+  archive: 'gateway.archive.v1',
 } as const;
 
 /** Each topic's message type: services narrow their bus to it (`TypedBus<TopicMessages>` in @gw/bus). */
@@ -60,6 +63,7 @@ export interface TopicMessages {
   [TOPICS.balance]: BalanceChanged__Output;
   [TOPICS.keys]: KeyChanged__Output;
   [TOPICS.callbacks]: CallbackRequested__Output;
+  [TOPICS.archive]: CallArchived__Output;
 }
 export type { PreauthorizeRequest } from './generated/gateway/billing/v1/PreauthorizeRequest';
 export type { PreauthorizeResponse__Output as PreauthorizeResult } from './generated/gateway/billing/v1/PreauthorizeResponse';

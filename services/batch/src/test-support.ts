@@ -12,6 +12,7 @@ import { startSimulators, type RunningSimulator } from '@gw/simulators';
 import { createStore, type Store } from '@gw/store';
 import { startBatchService } from './app';
 import { batchConfigSchema } from './config';
+import { createFsBlobStore } from '@gw/blobs';
 
 /**
  * Test-only support (no production code imports it): the real billing and inference services on embedded
@@ -94,7 +95,7 @@ export class BatchTestStack {
       config: billingConfigSchema.parse({
         BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: catalogFile, SEED_ACCOUNTS: seeds, GATEWAY_IDENTITY_SECRET: SECRET, KEYS_GRPC_ADDR: '127.0.0.1:1',
       }),
-      store: store('billing'), bus, logger,
+      store: store('billing'), bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     const inference = await startInferenceService({
       config: inferenceConfigSchema.parse({

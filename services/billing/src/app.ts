@@ -1,6 +1,7 @@
 import { KeysApiKeyAccounts, startService, type Logger, type RunningService } from '@gw/platform';
-import { billingProto } from '@gw/proto';
-import type { Bus } from '@gw/bus';
+import { billingProto, TOPICS } from '@gw/proto';
+import type { BlobStore } from '@gw/blobs';
+import { subscribeInBackground, type Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { PriceBook, readCatalog } from '@gw/catalog';
 import { accountsCollection, ensureSeedAccounts } from './accounts';
@@ -11,24 +12,41 @@ import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer } from './usage-consumer';
+import { ensureUsageStatsIndexes, pruneCountedPostings, usageStatsCollection } from './stats/usage-stats';
+import { CallArchive } from './archive/call-archive';
+
+export const ARCHIVE_CONSUMER_GROUP = 'billing-archive';
+/** Statistics rows drop the marks of settled postings once their minute is this old, checked this often. */
+const STATS_PRUNE_AFTER_MS = 5 * 60_000;
+const STATS_PRUNE_EVERY_MS = 60_000;
 
 export interface BillingServiceDeps {
   config: BillingConfig;
   store: Store;
   bus: Bus;
+  /** The archived calls' bodies; the caller owns (and closes) it, like the store. */
+  blobs: BlobStore;
   logger: Logger;
   /** Clock for key-spend periods; tests pin it. */
   now?: () => Date;
 }
 
 /** Starts billing on engines the caller owns (and closes): indexes, seed accounts, the usage consumer, HTTP and gRPC. */
-export async function startBillingService({ config, store, bus, logger, now = () => new Date() }: BillingServiceDeps): Promise<RunningService> {
+export async function startBillingService({ config, store, bus, blobs, logger, now = () => new Date() }: BillingServiceDeps): Promise<RunningService> {
   return startService({
     name: 'billing', logger, host: config.BIND_HOST, httpPort: config.BILLING_HTTP_PORT, grpcPort: config.BILLING_GRPC_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: 64 * 1024, accessLog: config.ACCESS_LOG,
   }, async ({ health, background, client, grpcAuthenticator }) => {
     const priceBook = PriceBook.fromCatalog(readCatalog(config.CATALOG_FILE));
     await ensureLedgerIndexes(ledgerCollection(store));
+    const stats = usageStatsCollection(store);
+    await ensureUsageStatsIndexes(stats);
+    const statsPruner = setInterval(() => {
+      pruneCountedPostings(stats, ledgerCollection(store), now().getTime() - STATS_PRUNE_AFTER_MS)
+        .catch((err: unknown) => logger.warn({ err }, 'statistics prune failed; retrying on the next tick'));
+    }, STATS_PRUNE_EVERY_MS);
+    statsPruner.unref();
+    background('stats-pruner', { stop: async () => clearInterval(statsPruner) });
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
@@ -37,6 +55,17 @@ export async function startBillingService({ config, store, bus, logger, now = ()
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('usage-consumer', async () => consumer.joined(), 'degraded');
+    const archive = new CallArchive(store, blobs, { retentionDays: config.ARCHIVE_RETENTION_DAYS }, logger, now);
+    await archive.ensureIndexes();
+    const archiveConsumer = background('archive-consumer', subscribeInBackground(bus, {
+      topics: [TOPICS.archive], group: ARCHIVE_CONSUMER_GROUP, maxBatch: 64, handleBatch: (messages) => archive.handleBatch(messages),
+    }, logger));
+    health.addCheck('archive-consumer', async () => archiveConsumer.joined(), 'degraded');
+    const archiveSweeper = setInterval(() => {
+      archive.sweep().catch((err: unknown) => logger.warn({ err }, 'archive sweep failed; retrying on the next tick'));
+    }, config.ARCHIVE_SWEEP_MS);
+    archiveSweeper.unref();
+    background('archive-sweeper', { stop: async () => clearInterval(archiveSweeper) });
     const billing = new BillingService(store, now);
     const holds = new SpendHolds(store, priceBook, { allowanceMicros: config.SPEND_OVERDRAFT_ALLOWANCE_USD, holdTtlMs: config.SPEND_HOLD_TTL_MS }, logger, now);
     const sweeper = setInterval(() => {
@@ -49,7 +78,7 @@ export async function startBillingService({ config, store, bus, logger, now = ()
     const apiKeys = client('keys', new KeysApiKeyAccounts(config.KEYS_GRPC_ADDR));
     const auth = grpcAuthenticator(apiKeys);
     return {
-      routes: [billingRoutes(billing)],
+      routes: [billingRoutes({ billing, stats, archive, now })],
       grpc: [{ definition: billingProto.gateway.billing.v1.BillingService.service, handlers: billingGrpcHandlers(billing, holds, auth, logger) }],
     };
   });

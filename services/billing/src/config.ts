@@ -50,6 +50,9 @@ export const billingConfigSchema = z.object({
   /** A spend hold that no usage settled is dropped after this (the call's instance died without reporting). */
   SPEND_HOLD_TTL_MS: z.coerce.number().int().positive().default(60 * 60_000),
   SPEND_HOLD_SWEEP_MS: z.coerce.number().int().positive().default(60_000),
+  /** Archived calls (bodies and metadata) are kept this many days, then swept. */
+  ARCHIVE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  ARCHIVE_SWEEP_MS: z.coerce.number().int().positive().default(10 * 60_000),
   LOG_LEVEL: z.string().default('info'),
   /** One log line per HTTP request (method, path, status, duration, trace id). */
   ACCESS_LOG: bool(false),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createLogger, type Logger, type RunningService } from '@gw/platform';
 import { createBus, type Bus, type BusMessage } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
+import { createBlobStore, type BlobStore } from '@gw/blobs';
 import { PriceBook, readCatalog } from '@gw/catalog';
 import { TOPICS, type UsageEvent } from '@gw/proto';
 import { startBillingService } from './app';
@@ -38,27 +39,28 @@ export type StoreEngine = 'embedded' | 'mongo';
 /** The store engines this run can test: the embedded one always, MongoDB (wire) when `MONGO_URL` is set. */
 export const STORE_ENGINES: StoreEngine[] = process.env.MONGO_URL ? ['embedded', 'mongo'] : ['embedded'];
 
-const BILLING_COLLECTIONS = ['accounts', 'ledger', 'usage_rejects'];
+const BILLING_COLLECTIONS = ['accounts', 'ledger', 'usage_rejects', 'usage_stats', 'call_archive', 'blobs.files', 'blobs.chunks'];
 /** The platform identity secret of billing under test; tests mint identities with it. */
 export const BILLING_TEST_SECRET = 'billing-test-identity-secret-0123456789abcdef';
 
 /**
- * Billing's store on the chosen engine; the bus always embedded, on its own store, because Kafka topic
+ * Billing's store on the chosen engine (and its blobs: files beside the embedded store, GridFS in the MongoDB
+ * database); the bus always embedded, on its own store, because Kafka topic
  * names are fixed (`gateway.usage.v1`) and shared with every other suite using the same broker.
  */
 export class Engines {
-  private constructor(readonly dir: string, readonly store: Store, private readonly busStore: Store, readonly bus: Bus, readonly catalogFile: string) {}
+  private constructor(readonly dir: string, readonly store: Store, readonly blobs: BlobStore, private readonly busStore: Store, readonly bus: Bus, readonly catalogFile: string) {}
 
   static async open(engine: StoreEngine = 'embedded'): Promise<Engines> {
     const dir = await mkdtemp(join(tmpdir(), 'gw-billing-'));
     const catalogFile = join(dir, 'catalog.json');
     await writeFile(catalogFile, JSON.stringify(TEST_CATALOG));
-    const store = engine === 'mongo'
-      ? createStore({ engine: 'mongo', url: uniqueDatabase(process.env.MONGO_URL!) })
-      : createStore({ engine: 'embedded', dataDir: join(dir, 'store') });
+    const mongoUrl = engine === 'mongo' ? uniqueDatabase(process.env.MONGO_URL!) : '';
+    const store = engine === 'mongo' ? createStore({ engine: 'mongo', url: mongoUrl }) : createStore({ engine: 'embedded', dataDir: join(dir, 'store') });
+    const blobs = engine === 'mongo' ? createBlobStore({ engine: 'gridfs', url: mongoUrl }) : createBlobStore({ engine: 'fs', root: join(dir, 'blobs') });
     const busStore = createStore({ engine: 'embedded', dataDir: join(dir, 'bus') });
     const bus = createBus({ engine: 'embedded', store: busStore, pollMs: 20, leaseMs: 2_000 }, silentLogger());
-    return new Engines(dir, store, busStore, bus, catalogFile);
+    return new Engines(dir, store, blobs, busStore, bus, catalogFile);
   }
 
   priceBook(): PriceBook {
@@ -75,7 +77,7 @@ export class Engines {
   async startService(opts: { seeds: unknown[]; now?: () => Date }): Promise<RunningService> {
     return startBillingService({
       config: this.config({ SEED_ACCOUNTS: JSON.stringify(opts.seeds) }),
-      store: this.store, bus: this.bus, logger: silentLogger(), now: opts.now,
+      store: this.store, bus: this.bus, blobs: this.blobs, logger: silentLogger(), now: opts.now,
     });
   }
 
@@ -87,6 +89,7 @@ export class Engines {
         for (const name of BILLING_COLLECTIONS) await this.store.collection(name).deleteMany({});
       }
       await this.store.close();
+      await this.blobs.close();
     } finally {
       await rm(this.dir, { recursive: true, force: true });
     }

@@ -5,16 +5,18 @@ import type { Store } from '@gw/store';
 import { TOPICS, type TopicMessages } from '@gw/proto';
 import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
-import { buildLedgerEntry, ledgerCollection } from './ledger';
+import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
 import { applyPostings, type PostingResult } from './posting';
 import type { PriceBook } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
+import { recordUsageStats, usageStatsCollection } from './stats/usage-stats';
 
 export const USAGE_CONSUMER_GROUP = 'billing-ledger';
 
 /** Points between the batch's writes where tests inject a crash; production passes none. */
 export interface UsageBatchFaults {
   afterLedgerInsert?(): void | Promise<void>;
+  afterStatsRecord?(): void | Promise<void>;
   afterBalanceUpdate?(): void | Promise<void>;
 }
 
@@ -37,7 +39,8 @@ interface RejectedUsageDoc {
 
 /**
  * The batch step of the usage consumer. Per batch: one bulk ledger insert (entries born `applying` under a
- * fresh posting id), ONE guarded write per account, one bulk "applied" mark, one publish. Every step is
+ * fresh posting id), one bulk insert of the postings' statistics (stats/usage-stats.ts), ONE guarded write
+ * per account, one bulk "applied" mark, one publish. Every step is
  * safe to repeat, so a crash anywhere followed by redelivery lands each charge exactly once.
  */
 export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: BusMessage<unknown>[]) => Promise<void> {
@@ -46,6 +49,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   const ledger = ledgerCollection(store);
   const accounts = accountsCollection(store);
   const rejects = store.collection<RejectedUsageDoc>('usage_rejects');
+  const stats = usageStatsCollection(store);
 
   async function parse(messages: BusMessage<unknown>[]): Promise<UsageEvent[]> {
     const byRequest = new Map<string, UsageEvent>();
@@ -81,9 +85,8 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     await ledger.insertMany(entries, { ignoreDuplicates: true });
   }
 
-  async function post(postingIds: string[]): Promise<Map<string, PostingResult>> {
-    // Every account the postings touch, including through entries the bus now delivers in another batch.
-    const claimed = await ledger.find({ posting_id: { $in: postingIds }, state: 'applying' });
+  /** `claimed`: every entry of the postings still `applying`, including those the bus now delivers in another batch. */
+  async function post(postingIds: string[], claimed: LedgerEntry[]): Promise<Map<string, PostingResult>> {
     const accountIds = [...new Set(claimed.map((e) => e.account_id))];
     const results = await Promise.all(
       accountIds.map(async (accountId) => [accountId, await applyPostings(accounts, ledger, accountId, postingIds, logger, now)] as const),
@@ -122,7 +125,11 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     let posted = new Map<string, PostingResult>();
     if (open.length > 0) {
       const postingIds = [...new Set(open.map((e) => e.posting_id))];
-      posted = await post(postingIds);
+      const claimed = await ledger.find({ posting_id: { $in: postingIds }, state: 'applying' });
+      // Before any entry is marked applied, so the statistics of a posting are always derived from all of it.
+      await recordUsageStats(stats, claimed);
+      await faults.afterStatsRecord?.();
+      posted = await post(postingIds, claimed);
       await faults.afterBalanceUpdate?.();
       await ledger.updateMany({ posting_id: { $in: postingIds }, state: 'applying' }, { $set: { state: 'applied', applied_at_ms: now().getTime() } });
     }

@@ -11,6 +11,7 @@ import { createLogger, IdentityVerifier, type IdentityClaims, type RunningServic
 import { createStore, type Store } from '@gw/store';
 import { startEdge, type RunningEdge } from './app';
 import { edgeConfigSchema } from './config';
+import { createFsBlobStore } from '@gw/blobs';
 
 const logger = createLogger('edge-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 const ADMIN = 'sk-gw-v1-edge-test-management-key';
@@ -133,7 +134,7 @@ describe('edge in front of the real keys service (embedded engines)', () => {
     bus = createBus({ engine: 'embedded', store: openStore('bus'), pollMs: 50 }, logger);
     billing = await startBillingService({
       config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', KEYS_GRPC_ADDR: '127.0.0.1:1', GATEWAY_IDENTITY_SECRET: SECRET, SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '10' }]) }),
-      store: openStore('billing'), bus, logger,
+      store: openStore('billing'), bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     keys = await startKeysService({
       config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, SEED_ACCOUNTS: [{ id: ACCOUNT, management_key: ADMIN }], GATEWAY_IDENTITY_SECRET: SECRET, BIND_HOST: '127.0.0.1' },

@@ -24,6 +24,7 @@ import { DeploymentRouter } from './routing/deployment-router';
 import { SpendGuard } from './spend/spend-guard';
 import { SpendGrants } from './spend/spend-grants';
 import { OpenCallJournal } from './usage/open-call-journal';
+import { CallArchiver } from './archive/call-archiver';
 import { UsageRecorder } from './usage/usage-recorder';
 
 export interface InferenceDeps {
@@ -67,7 +68,11 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     journal.start();
     background('open-call-journal', journal);
     const usage = new UsageRecorder(publisher, journal);
-    const chat = new ChatService({ models, router, spend, usage, logger });
+    // Archive records are large: their own batches, sized to the bus's message budget.
+    const archive = config.ARCHIVE_MODE === 'off' ? CallArchiver.off(logger) : new CallArchiver(
+      publishes('archive-publisher', createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS, maxBatch: CallArchiver.publishBatchFor(config.ARCHIVE_MAX_BODY_BYTES) })),
+      { mode: config.ARCHIVE_MODE, maxBodyBytes: config.ARCHIVE_MAX_BODY_BYTES }, logger);
+    const chat = new ChatService({ models, router, spend, usage, archive, logger });
     const asyncChat = background('async-chat', await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger }));
 
     // The store holds the outbox and the async jobs; the bus has the outbox as its fallback.
@@ -75,7 +80,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded');
     const translators = client('translators', new NativeTranslators());
-    const native = new NativeService({ models, router, spend, usage, translators, logger });
+    const native = new NativeService({ models, router, spend, usage, translators, archive, logger });
     const streams = { drainMs: config.ABANDONED_STREAM_DRAIN_MS, heartbeatMs: config.SSE_HEARTBEAT_MS };
 
     // The gRPC API: internal teams with their API key (checked by keys), services with their signed identity.

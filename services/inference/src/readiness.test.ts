@@ -8,6 +8,7 @@ import { startOpenAISimulator, type OpenAISimulator } from '@gw/simulators';
 import { createStore, type Store } from '@gw/store';
 import { startInferenceService } from './app';
 import { inferenceConfigSchema } from './config';
+import { createFsBlobStore } from '@gw/blobs';
 
 jest.setTimeout(60_000);
 
@@ -51,7 +52,7 @@ describe('inference readiness (real billing, embedded engines, OpenAI simulator)
     billing = await startBillingService({
       config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: catalogFile, SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '1' }]),
         GATEWAY_IDENTITY_SECRET: SECRET }),
-      store: open('billing'), bus: realBus, logger,
+      store: open('billing'), bus: realBus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     // The real bus and store, made to fail as during an outage.
     const bus: Bus = {

@@ -10,6 +10,7 @@ import { createLogger, GatewayError, grpcClientOptions, IDENTITY_HEADER, Identit
 import { keysProto, type KeysServiceClient } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { Authenticator, extractSecret } from './authenticator';
+import { createFsBlobStore } from '@gw/blobs';
 
 const SECRET = 'authenticator-test-identity-secret-0123456789';
 
@@ -70,7 +71,7 @@ describe('Authenticator against the real keys service', () => {
     bus = createBus({ engine: 'embedded', store: open('bus'), pollMs: 50 }, logger);
     billing = await startBillingService({
       config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', GATEWAY_IDENTITY_SECRET: SECRET, SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '1' }]) }),
-      store: open('billing'), bus, logger,
+      store: open('billing'), bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     keys = await startKeysService({
       config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, SEED_ACCOUNTS: [{ id: ACCOUNT, management_key: ADMIN }], GATEWAY_IDENTITY_SECRET: SECRET, BIND_HOST: '127.0.0.1' },

@@ -20,7 +20,7 @@ export function matchRoute(path: string): RouteMatch | null {
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return { upstream: 'inference', auth: 'required', allowXApiKey: true };
   if (exactOrUnder(path, '/v1/async/chat/completions')) return { upstream: 'inference', auth: 'required', allowXApiKey: false };
   if (path === '/v1/key' || exactOrUnder(path, '/v1/keys')) return { upstream: 'keys', auth: 'required', allowXApiKey: false };
-  if (path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
+  if (path === '/v1/usage' || path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
   if (exactOrUnder(path, '/v1/files') || exactOrUnder(path, '/v1/batches')) return { upstream: 'batch', auth: 'required', allowXApiKey: false };
   if (path.startsWith('/v1/webhooks/')) return { upstream: 'webhooks', auth: 'required', allowXApiKey: false };
   // The web console's static files: public pages; the browser then calls the API above with the signed-in key.

@@ -12,6 +12,7 @@ import { AsyncChatService } from './async-chat-service';
 import { JOBS_COLLECTION } from '@gw/jobs';
 import { chatJobStore, type ChatJobStore } from './chat-job';
 import { completionFor, IDENTITY, openTestStore, silentLogger, type TestStore } from './chat-job-test-support';
+import { CallArchiver } from '../archive/call-archiver';
 
 const SECRET = 'async-chat-test-identity-secret-0123456789';
 
@@ -51,7 +52,7 @@ describe('async chat service', () => {
     woken = 0;
     // A real router over an unreachable upstream: submit only validates against its routes, never calls them.
     const router = new DeploymentRouter(CATALOG, createChatProvider, {}, silentLogger());
-    const chat = new ChatService({ models: new ModelDirectory(CATALOG), router, spend: { reserve, release } as never, usage: {} as never, logger: silentLogger() });
+    const chat = new ChatService({ models: new ModelDirectory(CATALOG), router, spend: { reserve, release } as never, usage: {} as never, archive: CallArchiver.off(silentLogger()), logger: silentLogger() });
     service = new AsyncChatService({
       jobs, chat, workers: { wake: () => { woken++; }, cancelLocal: () => undefined },
       expiresAfterMs: DAY_MS, cancelWaitMs: 200, now: () => clock,

@@ -16,6 +16,7 @@ import { JobWorkerPool } from '@gw/jobs';
 import { chatJobStore, type ChatJobPayload, type ChatJobResult, type ChatJobStore } from './chat-job';
 import { chatJobHandler } from './chat-job-runner';
 import { eventually, IDENTITY, insertJob, openTestStore, queuedJob, silentLogger, type TestStore } from './chat-job-test-support';
+import { CallArchiver } from '../archive/call-archiver';
 
 jest.setTimeout(30_000);
 
@@ -55,7 +56,7 @@ describe('an async chat job re-run after its worker died', () => {
     const spend = { admit: async () => hold, reserve: async () => hold, release: () => undefined, giveBack: () => undefined } as unknown as SpendGrants;
     chat = new ChatService({
       models: new ModelDirectory(catalog), router: new DeploymentRouter(catalog, () => provider, { SIM_KEY: 'sk-sim' }, logger),
-      spend, logger,
+      spend, logger, archive: CallArchiver.off(logger),
       // Not started: job runs are not streams, so the journal is never written here.
       usage: new UsageRecorder(publisher, new OpenCallJournal({ store: t.store, publisher, logger, leaseMs: 15_000, checkpointMs: 1_000, sweepMs: 60_000 })),
     });

@@ -5,10 +5,13 @@ import { callBounds, inferenceBilledCalls, type BilledCallDeps, type CallPlan, t
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { Route } from '../routing/deployment-router';
 import { chatChunkChars, promptChars } from '../usage/usage-estimate';
+import type { CallArchiver } from '../archive/call-archiver';
+import { ChatStreamAssembler, tapped } from '../archive/stream-assembly';
 import { routesHonouring, validateChatBody, validateChatForModel } from './validate-chat-request';
 
 export interface ChatDeps extends BilledCallDeps {
   models: ModelDirectory;
+  archive: CallArchiver;
 }
 
 export interface StartedStream {
@@ -49,6 +52,7 @@ export class ChatService {
    */
   async complete(body: unknown, id: Identity, traceId: string, opts: { requestId?: string; signal?: AbortSignal } = {}): Promise<{ requestId: string; completion: ChatCompletion; deployment: string }> {
     const { req, model, serves } = this.prepare(body);
+    const startedAtMs = Date.now();
     const { requestId, result: { completion, usage }, route } = await this.calls.call({
       apiType: 'chat', identity: id, traceId, model: model.id, plan: plan(req, model, serves), requestId: opts.requestId,
       send: (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal),
@@ -56,7 +60,11 @@ export class ChatService {
         usage, providerResponseId: c.id, servedModel: c.model, finishReason: c.choices[0]?.finish_reason ?? '',
       }),
     });
-    return { requestId, completion: { ...completion, usage: normalizedUsage(usage) }, deployment: route.deployment.id };
+    const answer = { ...completion, usage: normalizedUsage(usage) };
+    this.deps.archive.record({
+      requestId, identity: id, apiType: 'chat', model: model.id, providerResponseId: completion.id, streamed: false, request: body, response: answer, startedAtMs, traceId,
+    });
+    return { requestId, completion: answer, deployment: route.deployment.id };
   }
 
   /** `opts.requestId`: bill under an id made earlier (a service caller's, for idempotency). */
@@ -64,6 +72,7 @@ export class ChatService {
     const { req, model, serves } = this.prepare(body);
     // The id, model and finish reason seen last, for the usage record.
     let last: ChatCompletionChunk | null = null;
+    const startedAtMs = Date.now();
     const started = await this.calls.stream<ChatStream, ChatCompletionChunk>({
       apiType: 'chat', identity: id, traceId, model: model.id, plan: plan(req, model, serves), requestId: opts.requestId,
       promptChars: promptChars([req.messages, req.tools]),
@@ -79,10 +88,20 @@ export class ChatService {
       }),
     });
     const includeUsage = req.stream_options?.include_usage === true;
+    const assembled = new ChatStreamAssembler();
+    let archived = false;
     return {
       requestId: started.requestId,
-      chunks: started.items,
-      finish: started.finish,
+      chunks: tapped(started.items, (c) => assembled.add(c)),
+      finish: (outcome) => {
+        started.finish(outcome);
+        if (archived) return;
+        archived = true;
+        this.deps.archive.record({
+          requestId: started.requestId, identity: id, apiType: 'chat', model: model.id, providerResponseId: last?.id ?? '', streamed: true,
+          request: body, response: assembled.result(), startedAtMs, traceId,
+        });
+      },
       deployment: started.route.deployment.id,
       clientChunk: (chunk) => {
         if (includeUsage) return chunk;

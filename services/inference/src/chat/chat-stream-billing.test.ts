@@ -11,6 +11,7 @@ import { startOpenAISimulator, type OpenAISimulator } from '@gw/simulators';
 import { createStore, type Store } from '@gw/store';
 import { startInferenceService } from '../app';
 import { inferenceConfigSchema } from '../config';
+import { createFsBlobStore } from '@gw/blobs';
 
 jest.setTimeout(30_000);
 
@@ -80,7 +81,7 @@ describe('streamed chat completions reach billing', () => {
         BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: catalogFile, SEED_ACCOUNTS: JSON.stringify([{ id: IDENTITY.accountId, wallet_usd: '10' }]),
         GATEWAY_IDENTITY_SECRET: SECRET,
       }),
-      store: store('billing'), bus, logger,
+      store: store('billing'), bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     inference = await startInferenceService({
       config: inferenceConfigSchema.parse({

@@ -12,6 +12,7 @@ import { startOpenAISimulator, type OpenAISimulator } from '@gw/simulators';
 import { createStore, type Store } from '@gw/store';
 import { startInferenceService } from '../app';
 import { inferenceConfigSchema } from '../config';
+import { createFsBlobStore } from '@gw/blobs';
 
 /**
  * Test-only support (no production code imports it): the real keys, billing and inference services on
@@ -111,7 +112,7 @@ export async function startGrpcTestStack(): Promise<GrpcTestStack> {
         BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: catalogFile, SEED_ACCOUNTS: seeds, GATEWAY_IDENTITY_SECRET: STACK_SECRET,
         KEYS_GRPC_ADDR: '127.0.0.1:1',
       }),
-      store: store('billing'), bus, logger,
+      store: store('billing'), bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     services.push(billing);
     const keys = await startKeysService({

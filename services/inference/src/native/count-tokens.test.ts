@@ -8,6 +8,7 @@ import { DeploymentRouter } from '../routing/deployment-router';
 import { estimatePromptTokens } from '../validation/prompt-estimate';
 import { NativeService } from './native-service';
 import { NativeTranslators } from './native-translators';
+import { CallArchiver } from '../archive/call-archiver';
 
 const IDENTITY: Identity = { accountId: 'acct_count', keyHash: 'cd'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const logger = createLogger('count-tokens-test', 'silent');
@@ -55,7 +56,7 @@ describe('NativeService.countTokens', () => {
     translatorSets.push(translators);
     const catalog = catalogFor(anthropic);
     return new NativeService({
-      models: new ModelDirectory(catalog), translators, logger,
+      models: new ModelDirectory(catalog), translators, logger, archive: CallArchiver.off(logger),
       router: new DeploymentRouter(catalog, createChatProvider, { SIM_KEY: 'k' }, logger),
       spend: {
         admit: async () => { spent.push('reserve'); return { holdId: 'h', micros: 1, grant: true }; },

@@ -10,6 +10,7 @@ import type { CallRecord } from '../usage/usage-recorder';
 import { nativeRoutes } from './native-routes';
 import { NativeService } from './native-service';
 import { NativeTranslators } from './native-translators';
+import { CallArchiver } from '../archive/call-archiver';
 
 jest.setTimeout(20_000);
 
@@ -80,7 +81,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
     router = new DeploymentRouter(catalog, createChatProvider, { SIM_KEY: 'k' }, logger,
       { maxRetries: 0, backoffMs: 0, maxBackoffMs: 0, failuresBeforeCooldown: 100, cooldownMs: 1 });
     const native = new NativeService({
-      models: new ModelDirectory(catalog), router, translators, logger,
+      models: new ModelDirectory(catalog), router, translators, logger, archive: CallArchiver.off(logger),
       spend: { admit, giveBack: () => undefined } as never,
       usage: {
         record: (call: CallRecord) => { records.push(call); },

@@ -12,11 +12,14 @@ import { validateCountTokensRequest } from './messages-rules';
 import { messagesPromptEstimate } from './native-model-checks';
 import { NATIVE_API_RULES } from './native-api-rules';
 import type { NativeTranslators } from './native-translators';
+import type { CallArchiver } from '../archive/call-archiver';
+import { nativeStreamAssembler, tapped } from '../archive/stream-assembly';
 
 export interface NativeDeps extends BilledCallDeps {
   models: ModelDirectory;
   translators: NativeTranslators;
   logger: Logger;
+  archive: CallArchiver;
 }
 
 export interface NativeCall {
@@ -54,10 +57,15 @@ export class NativeService {
 
   async call(c: NativeCall): Promise<{ requestId: string; response: NativeResponse }> {
     const p = this.prepare(c);
+    const startedAtMs = Date.now();
     const { requestId, result } = await this.calls.call({
       apiType: c.api, identity: c.identity, traceId: c.traceId, model: p.model.id, plan: p.plan,
       send: (r) => this.translator(c.api, r).call(this.request(p, r), r.target),
       usageOf: (res) => ({ usage: res.usage, providerResponseId: res.providerResponseId, servedModel: res.servedModel, finishReason: '' }),
+    });
+    this.deps.archive.record({
+      requestId, identity: c.identity, apiType: c.api, model: p.model.id, providerResponseId: result.providerResponseId, streamed: false,
+      request: c.body, response: result.body, startedAtMs, traceId: c.traceId,
     });
     return { requestId, response: result };
   }
@@ -65,6 +73,7 @@ export class NativeService {
   async stream(c: NativeCall): Promise<StartedNativeStream> {
     const p = this.prepare(c);
     const b = p.body;
+    const startedAtMs = Date.now();
     const started = await this.calls.stream<NativeStream, NativeEvent>({
       apiType: c.api, identity: c.identity, traceId: c.traceId, model: p.model.id, plan: p.plan,
       promptChars: promptChars([b.input, b.messages, b.system, b.instructions, b.tools]),
@@ -73,7 +82,21 @@ export class NativeService {
       progress: (e, s) => ({ chars: nativeEventChars(e), providerResponseId: s.providerResponseId(), servedModel: s.servedModel() }),
       usageOf: (s) => ({ usage: s.usage(), providerResponseId: s.providerResponseId(), servedModel: s.servedModel(), finishReason: '' }),
     });
-    return { requestId: started.requestId, events: started.items, finish: started.finish };
+    const assembled = nativeStreamAssembler(c.api);
+    let archived = false;
+    return {
+      requestId: started.requestId,
+      events: tapped(started.items, (e) => assembled.add(e)),
+      finish: (outcome) => {
+        started.finish(outcome);
+        if (archived) return;
+        archived = true;
+        this.deps.archive.record({
+          requestId: started.requestId, identity: c.identity, apiType: c.api, model: p.model.id, providerResponseId: started.stream.providerResponseId(),
+          streamed: true, request: c.body, response: assembled.result(), startedAtMs, traceId: c.traceId,
+        });
+      },
+    };
   }
 
   /**

@@ -13,6 +13,7 @@ import { PriceBook, readCatalog } from '@gw/catalog';
 import type { CallHold } from '@gw/billed-call';
 import { SpendGuard, type CallBounds } from './spend-guard';
 import { SpendGrants } from './spend-grants';
+import { createFsBlobStore } from '@gw/blobs';
 
 const logger = createLogger('spend-guard-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -73,7 +74,7 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
         BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: join(dir, 'catalog.json'), SEED_ACCOUNTS: JSON.stringify(SEEDS), GATEWAY_IDENTITY_SECRET: SECRET,
         SPEND_OVERDRAFT_ALLOWANCE_USD: String(ALLOWANCE_MICROS / 1_000_000),
       }),
-      store: billingStore, bus, logger,
+      store: billingStore, bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
   });
 

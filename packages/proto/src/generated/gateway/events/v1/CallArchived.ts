@@ -1,0 +1,93 @@
+// Original file: ../../protos/gateway/events/v1/events.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+/**
+ * One call's archive record: published by the service that made the call, after the response (off its path),
+ * unless its ARCHIVE_MODE is off; consumed by billing, which keeps the bodies in its blob store for the owning
+ * account, within its retention. Bounded: each body is at most the publisher's ARCHIVE_MAX_BODY_BYTES, so a
+ * record fits one bus message. Never carries credentials: only bodies (no headers), with credential-looking
+ * fields and values redacted.
+ */
+export interface CallArchived {
+  /**
+   * The usage event's request_id (br-<UUIDv4>).
+   */
+  'request_id'?: (string);
+  'account_id'?: (string);
+  'key_hash'?: (string);
+  /**
+   * chat | responses | messages
+   */
+  'api_type'?: (string);
+  /**
+   * Public model name the caller asked for.
+   */
+  'model'?: (string);
+  /**
+   * Provider-facing id, so the archive is found by it too.
+   */
+  'provider_response_id'?: (string);
+  'streamed'?: (boolean);
+  /**
+   * "full": the bodies are here; "metadata": the publisher keeps no bodies (request_json and response_json empty).
+   */
+  'mode'?: (string);
+  /**
+   * The request body and the response as JSON text; a stream's response is reassembled into one object.
+   */
+  'request_json'?: (string);
+  'response_json'?: (string);
+  /**
+   * A body was longer than the bound: its text is the first ARCHIVE_MAX_BODY_BYTES bytes only (not valid JSON).
+   */
+  'request_truncated'?: (boolean);
+  'response_truncated'?: (boolean);
+  'created_at_ms'?: (number | string | Long);
+  'trace_id'?: (string);
+}
+
+/**
+ * One call's archive record: published by the service that made the call, after the response (off its path),
+ * unless its ARCHIVE_MODE is off; consumed by billing, which keeps the bodies in its blob store for the owning
+ * account, within its retention. Bounded: each body is at most the publisher's ARCHIVE_MAX_BODY_BYTES, so a
+ * record fits one bus message. Never carries credentials: only bodies (no headers), with credential-looking
+ * fields and values redacted.
+ */
+export interface CallArchived__Output {
+  /**
+   * The usage event's request_id (br-<UUIDv4>).
+   */
+  'request_id': (string);
+  'account_id': (string);
+  'key_hash': (string);
+  /**
+   * chat | responses | messages
+   */
+  'api_type': (string);
+  /**
+   * Public model name the caller asked for.
+   */
+  'model': (string);
+  /**
+   * Provider-facing id, so the archive is found by it too.
+   */
+  'provider_response_id': (string);
+  'streamed': (boolean);
+  /**
+   * "full": the bodies are here; "metadata": the publisher keeps no bodies (request_json and response_json empty).
+   */
+  'mode': (string);
+  /**
+   * The request body and the response as JSON text; a stream's response is reassembled into one object.
+   */
+  'request_json': (string);
+  'response_json': (string);
+  /**
+   * A body was longer than the bound: its text is the first ARCHIVE_MAX_BODY_BYTES bytes only (not valid JSON).
+   */
+  'request_truncated': (boolean);
+  'response_truncated': (boolean);
+  'created_at_ms': (number);
+  'trace_id': (string);
+}

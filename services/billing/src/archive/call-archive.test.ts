@@ -1,0 +1,118 @@
+import { IDENTITY_HEADER, IdentitySigner, type RunningService } from '@gw/platform';
+import { TOPICS, type CallArchived } from '@gw/proto';
+import { BILLING_TEST_SECRET, Engines, eventually, silentLogger, STORE_ENGINES } from '../test-harness';
+import { archiveCollection, CallArchive } from './call-archive';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+let sequence = 0;
+
+function record(overrides: Partial<CallArchived> = {}): CallArchived {
+  sequence++;
+  return {
+    request_id: `br-00000000-0000-4000-9000-${String(sequence).padStart(12, '0')}`,
+    account_id: 'acct_a', key_hash: 'aa'.repeat(32), api_type: 'chat', model: 'test/chat',
+    provider_response_id: `chatcmpl-arch-${sequence}`, streamed: false, mode: 'full',
+    request_json: JSON.stringify({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] }),
+    response_json: JSON.stringify({ id: `chatcmpl-arch-${sequence}`, choices: [{ message: { role: 'assistant', content: 'hello' } }] }),
+    request_truncated: false, response_truncated: false, created_at_ms: Date.now(), trace_id: 'trace-1',
+    ...overrides,
+  };
+}
+
+async function get(port: number, path: string, accountId = 'acct_a') {
+  const identity = { accountId, keyHash: 'aa'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
+  const token = new IdentitySigner(BILLING_TEST_SECRET, 'edge').mint({ method: 'GET', path }, identity, 'trace-archive-test');
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { [IDENTITY_HEADER]: token } });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe.each(STORE_ENGINES)('the call archive (%s store and blobs, records through the bus)', (engine) => {
+  let engines: Engines;
+  let service: RunningService;
+  const plain = record();
+  const slashed = record({ provider_response_id: 'projects/p1/operations/op-7', streamed: true, api_type: 'responses' });
+  const metadataOnly = record({ mode: 'metadata', request_json: '', response_json: '' });
+  const cut = record({ request_json: '{"model":"test/chat","messages":[{"role":"user","content":"aaaa', request_truncated: true });
+  const others = record({ account_id: 'acct_other' });
+
+  beforeAll(async () => {
+    engines = await Engines.open(engine);
+    service = await engines.startService({ seeds: [{ id: 'acct_a', wallet_usd: '1' }] });
+    const all = [plain, slashed, metadataOnly, cut, others];
+    await engines.bus.publish(TOPICS.archive, all.map((value) => ({ key: value.request_id, value })));
+    // Delivered again: nothing changes.
+    await engines.bus.publish(TOPICS.archive, [plain].map((value) => ({ key: value.request_id, value })));
+    await eventually('every record archived', async () => (await archiveCollection(engines.store).count({})) === all.length);
+  });
+
+  afterAll(async () => {
+    await service.stop();
+    await engines.close();
+  });
+
+  test('by request_id: the bodies as JSON, with the metadata', async () => {
+    const { status, body } = await get(service.httpPort, `/v1/billing/requests/${plain.request_id}/archive`);
+    expect(status).toBe(200);
+    expect(body.data).toEqual({
+      request_id: plain.request_id, id: plain.provider_response_id, api_type: 'chat', model: 'test/chat', mode: 'full',
+      request: JSON.parse(plain.request_json), response: JSON.parse(plain.response_json),
+      streamed: false, truncated: false, created_at: new Date(plain.created_at_ms).toISOString(), trace_id: 'trace-1',
+    });
+  });
+
+  test('by a provider id with slashes, raw or percent-encoded', async () => {
+    for (const id of [slashed.provider_response_id, encodeURIComponent(slashed.provider_response_id)]) {
+      const { status, body } = await get(service.httpPort, `/v1/billing/requests/${id}/archive`);
+      expect(status).toBe(200);
+      expect(body.data).toEqual(expect.objectContaining({ request_id: slashed.request_id, streamed: true, api_type: 'responses' }));
+    }
+  });
+
+  test('metadata mode: the record without bodies; a cut body is its text, flagged truncated', async () => {
+    const meta = await get(service.httpPort, `/v1/billing/requests/${metadataOnly.request_id}/archive`);
+    expect(meta.body.data).toEqual(expect.objectContaining({ mode: 'metadata', request: null, response: null }));
+    const truncated = await get(service.httpPort, `/v1/billing/requests/${cut.request_id}/archive`);
+    expect(truncated.body.data).toEqual(expect.objectContaining({ truncated: true, request: cut.request_json, response: JSON.parse(cut.response_json) }));
+  });
+
+  test("another account's call, an unknown id and a call never archived: the same 404", async () => {
+    for (const [id, account] of [[others.request_id, 'acct_a'], [plain.request_id, 'acct_other'], ['br-never-archived', 'acct_a']]) {
+      const { status, body } = await get(service.httpPort, `/v1/billing/requests/${id}/archive`, account);
+      expect(status).toBe(404);
+      expect(body.error).toEqual(expect.objectContaining({ code: 'archive_not_found', param: 'request_id' }));
+    }
+  });
+
+});
+
+describe.each(STORE_ENGINES)('archive retention (%s store and blobs)', (engine) => {
+  let engines: Engines;
+  beforeEach(async () => { engines = await Engines.open(engine); });
+  afterEach(() => engines.close());
+
+  test('a sweep past retention removes the bodies and the record; younger ones stay', async () => {
+    let nowMs = Date.parse('2026-11-10T12:00:00Z');
+    const archive = new CallArchive(engines.store, engines.blobs, { retentionDays: 7 }, silentLogger(), () => new Date(nowMs));
+    await archive.ensureIndexes();
+    const old = record({ created_at_ms: nowMs - 6 * DAY_MS });
+    const young = record({ created_at_ms: nowMs - DAY_MS });
+    await archive.handleBatch([old, young].map((value, i) => ({ topic: TOPICS.archive, key: value.request_id, value, offset: String(i), partition: 0 })));
+    expect((await engines.blobs.list('archive/')).length).toBe(2);
+
+    nowMs += 2 * DAY_MS;
+    expect(await archive.sweep()).toBe(1);
+    expect((await engines.blobs.list('archive/')).map((b) => b.key)).toEqual([expect.stringContaining(young.request_id)]);
+    await expect(archive.lookup('acct_a', old.request_id)).rejects.toMatchObject({ status: 404 });
+    expect((await archive.lookup('acct_a', young.request_id)).request_id).toBe(young.request_id);
+  });
+
+  test('a record already past retention when it arrives is not kept', async () => {
+    const nowMs = Date.parse('2026-11-10T12:00:00Z');
+    const archive = new CallArchive(engines.store, engines.blobs, { retentionDays: 1 }, silentLogger(), () => new Date(nowMs));
+    const late = record({ created_at_ms: nowMs - 3 * DAY_MS });
+    await archive.handleBatch([{ topic: TOPICS.archive, key: late.request_id, value: late, offset: '0', partition: 0 }]);
+    expect(await archiveCollection(engines.store).count({})).toBe(0);
+    expect(await engines.blobs.list('archive/')).toEqual([]);
+  });
+});

@@ -1,0 +1,99 @@
+import type { TypedPublisher } from '@gw/bus';
+import type { Identity, Logger } from '@gw/platform';
+import { TOPICS, type CallArchived, type TopicMessages } from '@gw/proto';
+import { redactCredentials } from './redact';
+
+export type ArchiveMode = 'full' | 'metadata' | 'off';
+
+/** The bus message budget an archive publish stays under (Kafka's default limit is 1 MiB per batch). */
+const PUBLISH_BUDGET_BYTES = 768 * 1024;
+/** Room for a record's metadata and JSON quoting beside its two bodies. */
+const RECORD_OVERHEAD_BYTES = 4 * 1024;
+
+export interface ArchivedCall {
+  requestId: string;
+  identity: Identity;
+  apiType: 'chat' | 'responses' | 'messages';
+  model: string;
+  providerResponseId: string;
+  streamed: boolean;
+  /** The request body as validated (never headers). */
+  request: unknown;
+  /** The answer; a stream's reassembled into one object. */
+  response: unknown;
+  startedAtMs: number;
+  traceId: string;
+}
+
+export interface CallArchiverOptions {
+  mode: ArchiveMode;
+  maxBodyBytes: number;
+}
+
+/** JSON text cut to `maxBytes` on a character boundary; `truncated` says it was cut. */
+export function boundedJson(value: unknown, maxBytes: number): { text: string; truncated: boolean } {
+  const text = JSON.stringify(value) ?? 'null';
+  if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false };
+  // A multi-byte character cut in half decodes to U+FFFD: dropped, so the text stays whole characters.
+  return { text: Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, ''), truncated: true };
+}
+
+/**
+ * Publishes each call's archive record on `gateway.archive.v1` for billing to keep. Off the response path:
+ * the record is built on a later tick (after the answer was written) and leaves through a batching publisher
+ * whose batches stay under the bus's message budget. A failure to archive is logged; it never fails a call.
+ */
+export class CallArchiver {
+  constructor(private readonly publisher: TypedPublisher<TopicMessages> | null, private readonly opts: CallArchiverOptions, private readonly logger: Logger) {}
+
+  /** An archiver that keeps nothing (`ARCHIVE_MODE=off`). */
+  static off(logger: Logger): CallArchiver {
+    return new CallArchiver(null, { mode: 'off', maxBodyBytes: 0 }, logger);
+  }
+
+  /**
+   * Records per publish, so a batch of the largest records stays under the bus's budget. Each body is JSON
+   * text inside the record's JSON, where escaping can double its bytes: a record is counted at 4x the bound.
+   */
+  static publishBatchFor(maxBodyBytes: number): number {
+    return Math.max(1, Math.floor(PUBLISH_BUDGET_BYTES / (4 * maxBodyBytes + RECORD_OVERHEAD_BYTES)));
+  }
+
+  get mode(): ArchiveMode {
+    return this.opts.mode;
+  }
+
+  record(call: ArchivedCall): void {
+    if (this.opts.mode === 'off' || !this.publisher) return;
+    const publisher = this.publisher;
+    setImmediate(() => {
+      try {
+        publisher.enqueue(TOPICS.archive, { key: call.requestId, value: this.toRecord(call) });
+      } catch (err) {
+        this.logger.error({ err: (err as Error).message, requestId: call.requestId }, 'call not archived');
+      }
+    });
+  }
+
+  private toRecord(call: ArchivedCall): CallArchived {
+    const full = this.opts.mode === 'full';
+    const request = full ? boundedJson(redactCredentials(call.request), this.opts.maxBodyBytes) : { text: '', truncated: false };
+    const response = full ? boundedJson(redactCredentials(call.response), this.opts.maxBodyBytes) : { text: '', truncated: false };
+    return {
+      request_id: call.requestId,
+      account_id: call.identity.accountId,
+      key_hash: call.identity.keyHash,
+      api_type: call.apiType,
+      model: call.model,
+      provider_response_id: call.providerResponseId,
+      streamed: call.streamed,
+      mode: this.opts.mode,
+      request_json: request.text,
+      response_json: response.text,
+      request_truncated: request.truncated,
+      response_truncated: response.truncated,
+      created_at_ms: call.startedAtMs,
+      trace_id: call.traceId,
+    };
+  }
+}
