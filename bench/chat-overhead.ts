@@ -250,7 +250,7 @@ async function main(): Promise<number> {
   let gateway: Child | null = null;
   let edgePort = 0;
   for (let attempt = 1; !gateway; attempt++) {
-    const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await freePorts(7);
+    const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc] = await freePorts(8);
     const dataDir = path.join(tempDir, `data-${attempt}`);
     mkdirSync(dataDir);
     const gatewayEnv: NodeJS.ProcessEnv = {
@@ -269,6 +269,7 @@ async function main(): Promise<number> {
       BILLING_HTTP_PORT: String(billingHttp),
       BILLING_GRPC_PORT: String(billingGrpc),
       INFERENCE_HTTP_PORT: String(inferenceHttp),
+      INFERENCE_GRPC_PORT: String(inferenceGrpc),
       KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`,
       BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
       KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`,

@@ -85,15 +85,15 @@ interface Gateway {
 }
 
 async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
-  const ports = await Promise.all(Array.from({ length: 7 }, freePort));
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = ports;
+  const ports = await Promise.all(Array.from({ length: 8 }, freePort));
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc] = ports;
   const t0 = performance.now();
   // --expose-gc: memory is sampled after a full collection, so it shows what is live, not garbage not yet collected.
   const child = spawnNode(path.join(ROOT, 'bench/soak-gateway.ts'), [], {
     ...env,
     EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), KEYS_HTTP_PORT: String(keysHttp), KEYS_GRPC_PORT: String(keysGrpc),
     BILLING_HTTP_PORT: String(billingHttp), BILLING_GRPC_PORT: String(billingGrpc), INFERENCE_HTTP_PORT: String(inferenceHttp),
-    KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`, BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
+    INFERENCE_GRPC_PORT: String(inferenceGrpc), KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`, BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
     KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`, BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`, INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
   }, ['--expose-gc']);
   const ready = await new Promise<{ edgePort: number; startupMs: number }>((resolve, reject) => {

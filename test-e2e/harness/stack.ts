@@ -8,12 +8,12 @@ import OpenAI from 'openai';
 import { createBus, type Bus } from '@gw/bus';
 import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
-import { startSimulators } from '@gw/simulators';
+import { REQUEST_COUNT_PATH, startSimulators } from '@gw/simulators';
 import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
-export type ServiceName = 'billing' | 'keys' | 'inference' | 'edge';
+export type ServiceName = 'billing' | 'keys' | 'inference' | 'webhooks' | 'edge' | 'batch' | 'batch-2';
 
 /** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
 const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
@@ -51,6 +51,8 @@ export interface TestStack {
   anthropic: Anthropic;
   /** `embedded` mode only: HTTP requests the simulator has received, to show a refused call never went upstream. */
   simulatorRequests?: () => number;
+  /** HTTP requests the (fast) simulator has received, in either mode (asked over HTTP). */
+  simulatorRequestCount(): Promise<number>;
   /** `processes` mode only: kill one service's process (SIGKILL: no graceful shutdown) and start a new one. */
   processes?: {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
@@ -66,9 +68,12 @@ export interface InternalAddresses {
   inferenceURL: string;
   keysURL: string;
   billingURL: string;
+  webhooksURL: string;
   edgeAdminURL: string;
+  batchURL: string;
   keysGrpc: string;
   billingGrpc: string;
+  inferenceGrpc: string;
 }
 
 export interface StackOptions {
@@ -78,6 +83,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** `processes` mode: a second inference process (with `env` on top of the stack's) and a second edge in front of it. */
   secondInference?: { env?: Record<string, string> };
+  /** `processes` mode: a second batch process on the same engines (service name `batch-2`), working the same batches. */
+  secondBatch?: boolean;
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -127,8 +134,8 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
 
 /** The ports of the services, free right now. */
 async function freeServicePorts() {
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
-  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp };
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp] = await Promise.all(Array.from({ length: 10 }, () => freePort()));
+  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp };
 }
 
 type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
@@ -138,9 +145,12 @@ function internalAddresses(p: ServicePorts): InternalAddresses {
     inferenceURL: `http://127.0.0.1:${p.inferenceHttp}`,
     keysURL: `http://127.0.0.1:${p.keysHttp}`,
     billingURL: `http://127.0.0.1:${p.billingHttp}`,
+    webhooksURL: `http://127.0.0.1:${p.webhooksHttp}`,
     edgeAdminURL: `http://127.0.0.1:${p.edgeAdmin}`,
+    batchURL: `http://127.0.0.1:${p.batchHttp}`,
     keysGrpc: `127.0.0.1:${p.keysGrpc}`,
     billingGrpc: `127.0.0.1:${p.billingGrpc}`,
+    inferenceGrpc: `127.0.0.1:${p.inferenceGrpc}`,
   };
 }
 
@@ -161,11 +171,17 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     BILLING_HTTP_PORT: String(p.billingHttp),
     BILLING_GRPC_PORT: String(p.billingGrpc),
     INFERENCE_HTTP_PORT: String(p.inferenceHttp),
+    INFERENCE_GRPC_PORT: String(p.inferenceGrpc),
+    BATCH_HTTP_PORT: String(p.batchHttp),
+    INFERENCE_GRPC_ADDR: `127.0.0.1:${p.inferenceGrpc}`,
+    BATCH_HTTP_URL: `http://127.0.0.1:${p.batchHttp}`,
+    WEBHOOKS_HTTP_PORT: String(p.webhooksHttp),
     KEYS_GRPC_ADDR: `127.0.0.1:${p.keysGrpc}`,
     BILLING_GRPC_ADDR: `127.0.0.1:${p.billingGrpc}`,
     KEYS_HTTP_URL: `http://127.0.0.1:${p.keysHttp}`,
     BILLING_HTTP_URL: `http://127.0.0.1:${p.billingHttp}`,
     INFERENCE_HTTP_URL: `http://127.0.0.1:${p.inferenceHttp}`,
+    WEBHOOKS_HTTP_URL: `http://127.0.0.1:${p.webhooksHttp}`,
   };
 }
 
@@ -209,7 +225,11 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   run('billing', 'services/billing/src/main.ts');
   run('keys', 'services/keys/src/main.ts');
   run('inference', 'services/inference/src/main.ts');
+  run('batch', 'services/batch/src/main.ts');
+  run('webhooks', 'services/webhooks/src/main.ts');
   run('edge', 'services/edge/src/main.ts');
+  const secondBatchHttp = opts.secondBatch ? await freePort() : null;
+  if (secondBatchHttp !== null) run('batch-2', 'services/batch/src/main.ts', [], { BATCH_HTTP_PORT: String(secondBatchHttp) });
   const second = opts.secondInference ? await startSecondInference(run, opts.secondInference.env) : null;
   const stopAll = async () => {
     await Promise.all(children.map((c) => new Promise<void>((resolve) => {
@@ -219,13 +239,16 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
       setTimeout(() => c.kill('SIGKILL'), 8000).unref();
     })));
   };
-  const readyUrl: Record<ServiceName, string> = {
+  const readyUrl: Partial<Record<ServiceName, string>> = {
     billing: `http://127.0.0.1:${ports.billingHttp}/readyz`,
+    batch: `http://127.0.0.1:${ports.batchHttp}/readyz`,
+    ...(secondBatchHttp !== null ? { 'batch-2': `http://127.0.0.1:${secondBatchHttp}/readyz` } : {}),
     keys: `http://127.0.0.1:${ports.keysHttp}/readyz`,
     inference: `http://127.0.0.1:${ports.inferenceHttp}/readyz`,
+    webhooks: `http://127.0.0.1:${ports.webhooksHttp}/readyz`,
     edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
   };
-  const allReady = [...Object.values(readyUrl), ...(second?.readyUrls ?? [])];
+  const allReady = [...Object.values(readyUrl) as string[], ...(second?.readyUrls ?? [])];
   try {
     // Settled, not just ready: a test must not act before the consumers it relies on have joined.
     await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), 90_000);
@@ -243,6 +266,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     brokeKey: s.brokeKey,
     accountKeys: s.accountKeys,
     secondBaseURL: second?.baseURL,
+    simulatorRequestCount: () => requestCount(`http://127.0.0.1:${sim}`),
     bus,
     identitySecret,
     internal: internalAddresses(ports),
@@ -260,10 +284,10 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
       start: async (name) => {
         const { file, args, envOverrides } = byName.get(name)!;
         run(name, file, args, envOverrides);
-        await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]), 60_000);
+        await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]!), 60_000);
       },
       readiness: async (name) => {
-        const res = await fetch(readyUrl[name]);
+        const res = await fetch(readyUrl[name]!);
         return { status: res.status, body: (await res.json()) as ReadinessBody };
       },
     },
@@ -277,8 +301,8 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
 
 /** A second inference process on the same engines, and a second edge that forwards to it only. */
 async function startSecondInference(run: (name: string, file: string, args: string[], env: NodeJS.ProcessEnv) => void, env: Record<string, string> = {}) {
-  const [inferenceHttp, edge, edgeAdmin] = await Promise.all([freePort(), freePort(), freePort()]);
-  run('inference-2', 'services/inference/src/main.ts', [], { ...env, INFERENCE_HTTP_PORT: String(inferenceHttp) });
+  const [inferenceHttp, inferenceGrpc, edge, edgeAdmin] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  run('inference-2', 'services/inference/src/main.ts', [], { ...env, INFERENCE_HTTP_PORT: String(inferenceHttp), INFERENCE_GRPC_PORT: String(inferenceGrpc) });
   run('edge-2', 'services/edge/src/main.ts', [], { EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), INFERENCE_HTTP_URL: `http://127.0.0.1:${inferenceHttp}` });
   return {
     baseURL: `http://127.0.0.1:${edge}/v1`,
@@ -308,6 +332,7 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
     accountKeys: s.accountKeys,
     bus: stack.bus,
     simulatorRequests: () => sim.requests,
+    simulatorRequestCount: () => requestCount(sim.url),
     identitySecret,
     internal: internalAddresses(ports),
     stop: async () => {
@@ -319,8 +344,13 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   };
 }
 
+async function requestCount(simulatorURL: string): Promise<number> {
+  const res = await fetch(`${simulatorURL}${REQUEST_COUNT_PATH}`);
+  return ((await res.json()) as { requests: number }).requests;
+}
+
 function tails(dir: string): string {
-  return ['simulator', 'billing', 'keys', 'inference', 'edge'].map((n) => {
+  return ['simulator', 'billing', 'keys', 'inference', 'batch', 'webhooks', 'edge'].map((n) => {
     try {
       const lines = readFileSync(path.join(dir, `${n}.log`), 'utf8').trim().split('\n');
       return `--- ${n} ---\n${lines.slice(-15).join('\n')}`;

@@ -130,9 +130,11 @@ export interface StreamCallSpec<R, A extends string, Plan, S, E, U> extends Call
   usageOf(stream: S, route: R): CallOutcome<U>;
 }
 
-export interface BilledStream<S, E> {
+export interface BilledStream<S, E, R = RouteRef> {
   requestId: string;
   stream: S;
+  /** The route that opened the stream. */
+  route: R;
   items: AsyncIterable<E>;
   /** Bills what the stream produced. Call after iteration ended; later calls do nothing. */
   finish(outcome: { cancelled: boolean }): void;
@@ -149,7 +151,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     return { requestId, result, route };
   }
 
-  async stream<S, E>(spec: StreamCallSpec<R, A, Plan, S, E, U>): Promise<BilledStream<S, E>> {
+  async stream<S, E>(spec: StreamCallSpec<R, A, Plan, S, E, U>): Promise<BilledStream<S, E, R>> {
     const { requestId, hold, log, startedAt } = await this.authorize(spec);
     const journal = this.ports.usage.openStream({
       requestId, hold, accountId: spec.identity.accountId, keyHash: spec.identity.keyHash, model: spec.model, apiType: spec.apiType,
@@ -164,6 +166,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     return {
       requestId,
       stream,
+      route,
       items: journaled(spec.items(stream), (item) => {
         const { chars, ...ids } = spec.progress(item, stream);
         journal.noteOutput(chars, ids);

@@ -1,7 +1,10 @@
+import { loadBatchConfig, startBatchService } from '@gw/batch';
 import { loadBillingConfig, startBillingService } from '@gw/billing';
+import { blobConfigFor, createBlobStore } from '@gw/blobs';
 import { loadEdgeConfig, startEdge, type RunningEdge } from '@gw/edge';
 import { loadInferenceConfig, startInferenceService } from '@gw/inference';
 import { loadKeysConfig, startKeysService } from '@gw/keys';
+import { loadWebhooksConfig, readOrCreateSecretsKey, startWebhooksService } from '@gw/webhooks';
 import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
 import { startSimulators } from '@gw/simulators';
@@ -34,7 +37,11 @@ export interface LocalStack {
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
   const { logger } = opts;
   // One process, one secret: when none is configured, a random one that lives only in this process's memory.
-  const env: NodeJS.ProcessEnv = { ...opts.env, GATEWAY_IDENTITY_SECRET: opts.env.GATEWAY_IDENTITY_SECRET || randomBytes(48).toString('base64url') };
+  const env: NodeJS.ProcessEnv = {
+    ...opts.env,
+    GATEWAY_IDENTITY_SECRET: opts.env.GATEWAY_IDENTITY_SECRET || randomBytes(48).toString('base64url'),
+    WEBHOOK_SECRETS_KEY: opts.env.WEBHOOK_SECRETS_KEY || readOrCreateSecretsKey(path.join(opts.dataDir, 'webhooks-secrets.key')),
+  };
   const stores: Store[] = [];
   const openStore = (name: string) => {
     const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name) }, logger.child({ service: name, component: 'store' }));
@@ -51,12 +58,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     announce: (line) => { process.stdout.write(`${line}\n`); },
   });
   const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
+  // Batch files live under the data dir, next to the batch service's store.
+  const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'batch') }));
+  const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
+  const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
   // The edge hands requests to the services beside it in this process; their own ports still serve other callers.
   const edge = await startEdge({
     config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
-    inProcess: { inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler },
+    inProcess: {
+      inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler,
+    },
   });
-  const services = [edge, inference, keys, billing];
+  const services = [edge, webhooks, batch, inference, keys, billing];
   return {
     edge,
     bus,
@@ -65,6 +78,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       for (const s of services) await s.stop();
       await simulator?.close();
       await bus.close();
+      await blobs.close();
       for (const s of stores) await s.close();
     },
   };

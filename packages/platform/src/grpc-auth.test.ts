@@ -11,8 +11,8 @@ const CHECK = '/grpc.health.v1.Health/Check';
 
 /** API keys as a keys service would answer them: one known key of acct_a. */
 const apiKeys: ApiKeyAccounts = {
-  accountOf: async (secret) => {
-    if (secret === 'sk-gw-v1-known') return 'acct_a';
+  identityOf: async (secret) => {
+    if (secret === 'sk-gw-v1-known') return { accountId: 'acct_a', keyHash: 'kh_a', isManagement: false, keyLimitMicros: null, keyLimitReset: null };
     throw new AuthenticationError();
   },
 };
@@ -79,10 +79,32 @@ describe('GrpcCallAuthenticator over a real gRPC server', () => {
   });
 });
 
+describe('GrpcCallAuthenticator: who a call acts as', () => {
+  const auth = new GrpcCallAuthenticator(new IdentityVerifier(SECRET), apiKeys);
+  const callWith = (key: string, value: string) => {
+    const metadata = new grpc.Metadata();
+    metadata.set(key, value);
+    return { metadata, getPath: () => CHECK };
+  };
+
+  it('a service acting for an account is scoped to it and carries the identity its token names', async () => {
+    const identity = { accountId: 'acct_b', keyHash: 'kh_b', isManagement: false, keyLimitMicros: 5_000_000, keyLimitReset: 'daily' as const };
+    const token = new IdentitySigner(SECRET, 'batch').mint({ method: 'GRPC', path: CHECK }, identity, 't');
+    expect(await auth.authenticate(callWith('x-gw-identity', token))).toEqual({ accountId: 'acct_b', identity, viaApiKey: false });
+  });
+
+  it('an API key acts as its own key', async () => {
+    expect(await auth.authenticate(callWith('authorization', 'Bearer sk-gw-v1-known'))).toEqual({
+      accountId: 'acct_a', identity: expect.objectContaining({ accountId: 'acct_a', keyHash: 'kh_a' }), viaApiKey: true,
+    });
+  });
+});
+
 describe('requireOwnAccount', () => {
   it('lets a service touch any account and an API key only its own', () => {
-    expect(() => requireOwnAccount({ accountId: null }, 'acct_b')).not.toThrow();
-    expect(() => requireOwnAccount({ accountId: 'acct_a' }, 'acct_a')).not.toThrow();
-    expect(() => requireOwnAccount({ accountId: 'acct_a' }, 'acct_b')).toThrow(AuthenticationError);
+    const apiKeyOfA: GrpcCaller = { accountId: 'acct_a', identity: null, viaApiKey: true };
+    expect(() => requireOwnAccount({ accountId: null, identity: null, viaApiKey: false }, 'acct_b')).not.toThrow();
+    expect(() => requireOwnAccount(apiKeyOfA, 'acct_a')).not.toThrow();
+    expect(() => requireOwnAccount(apiKeyOfA, 'acct_b')).toThrow(AuthenticationError);
   });
 });

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { AuthenticationError } from './errors';
 import { unaryHandler } from './grpc';
 import { newTraceId } from './ids';
+import type { Identity } from './identity';
 import { GRPC_BINDING_METHOD, IDENTITY_HEADER, type IdentitySigner, type IdentityVerifier } from './identity-token';
 import type { Logger } from './logger';
 
@@ -9,11 +10,24 @@ import type { Logger } from './logger';
 export interface GrpcCaller {
   /** The only account the caller may touch; null for a platform service, which acts for any account. */
   accountId: string | null;
+  /**
+   * The key the call acts as: the API key presented, or the account and key a service's signed token names
+   * when it acts for an account. Null for a service acting for none.
+   */
+  identity: Identity | null;
+  /** An API-key caller (an internal team) rather than a platform service. */
+  viaApiKey: boolean;
 }
 
-/** Resolves an API key to its account (keys' `Authenticate`); AuthenticationError when it is no valid key. */
+/** Resolves an API key to its identity (keys' `Authenticate`); AuthenticationError when it is no valid key. */
 export interface ApiKeyAccounts {
-  accountOf(secret: string, traceId?: string): Promise<string>;
+  identityOf(secret: string, traceId?: string): Promise<Identity>;
+}
+
+/** What the authenticator reads of a call: unary and streaming calls both have it. */
+export interface AuthenticatedCall {
+  metadata: grpc.Metadata;
+  getPath(): string;
 }
 
 const first = (md: grpc.Metadata, key: string) => {
@@ -28,16 +42,19 @@ const first = (md: grpc.Metadata, key: string) => {
 export class GrpcCallAuthenticator {
   constructor(private readonly verifier: IdentityVerifier, private readonly apiKeys: ApiKeyAccounts | null) {}
 
-  async authenticate(call: grpc.ServerUnaryCall<unknown, unknown>): Promise<GrpcCaller> {
+  async authenticate(call: AuthenticatedCall): Promise<GrpcCaller> {
     const md = call.metadata;
     const token = first(md, IDENTITY_HEADER);
     if (token) {
       const claims = this.verifier.verify(token, { method: GRPC_BINDING_METHOD, path: call.getPath() });
-      return { accountId: claims.identity?.accountId ?? null };
+      return { accountId: claims.identity?.accountId ?? null, identity: claims.identity, viaApiKey: false };
     }
     const authorization = first(md, 'authorization');
     const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-    if (bearer && this.apiKeys) return { accountId: await this.apiKeys.accountOf(bearer[1], first(md, 'x-trace-id')) };
+    if (bearer && this.apiKeys) {
+      const identity = await this.apiKeys.identityOf(bearer[1], first(md, 'x-trace-id'));
+      return { accountId: identity.accountId, identity, viaApiKey: true };
+    }
     throw new AuthenticationError('Missing credentials: send "authorization: Bearer <API key>" metadata', 'missing_api_key');
   }
 }
@@ -48,7 +65,7 @@ export function authenticatedUnaryHandler<Req, Res>(
   auth: GrpcCallAuthenticator,
   fn: (req: Req, caller: GrpcCaller, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
-  return unaryHandler(logger, async (req, call) => fn(req, await auth.authenticate(call as grpc.ServerUnaryCall<unknown, unknown>), call));
+  return unaryHandler(logger, async (req, call) => fn(req, await auth.authenticate(call), call));
 }
 
 /** The account a scoped caller may touch; a service may touch any. */

@@ -13,3 +13,8 @@ export function newTraceId(): string {
 export function newId(prefix: string, bytes = 12): string {
   return `${prefix}${randomBytes(bytes).toString('hex')}`;
 }
+
+/** A platform billing id as `newRequestId` makes it (UUID version 4, RFC 4122 variant). */
+export function isRequestId(value: string): boolean {
+  return /^br-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(value);
+}

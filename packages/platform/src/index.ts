@@ -8,6 +8,7 @@ export { fromExpressError } from './http-errors';
 export * from './identity';
 export * from './identity-token';
 export * from './grpc-auth';
+export { KeysApiKeyAccounts } from './keys-api-key-accounts';
 export * from './ids';
 export * from './logger';
 export * from './metrics';

@@ -61,6 +61,9 @@ export function simulatorHandler(
   return Object.assign(handle, { notFound: (req: http.IncomingMessage, res: http.ServerResponse) => route(req, res, requestPath(req)) });
 }
 
+/** `GET` answers `{"requests": n}`: the HTTP requests received so far (RunningSimulator.requests). */
+export const REQUEST_COUNT_PATH = '/__simulator/requests';
+
 export interface RunningSimulator {
   /** Origin, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
@@ -82,6 +85,8 @@ export async function serve<T extends object = object>(
 ): Promise<RunningSimulator & T> {
   let requests = 0;
   const server = http.createServer({ keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    // The count itself, for a test whose simulator runs in another process; not counted.
+    if (req.method === 'GET' && requestPath(req) === REQUEST_COUNT_PATH) return sendJson(res, 200, { requests });
     requests++;
     if (!handle(req, res)) notFound(req, res);
   });

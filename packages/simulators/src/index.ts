@@ -6,3 +6,4 @@ export {
 export { startGeminiSimulator, createGeminiHandler, GEMINI_SIM_INVALID_KEY, type GeminiSimulator, type GeminiSimulatorOptions } from './gemini/gemini-simulator';
 export { startSimulators, type SimulatorsOptions } from './simulators';
 export type { RunningSimulator, SimulatorHandler, SimulatorHandlerOptions } from './http-kit';
+export { REQUEST_COUNT_PATH } from './http-kit';

@@ -1,4 +1,4 @@
-import { SNAPSHOT_SUFFIX } from './http-kit';
+import { REQUEST_COUNT_PATH, SNAPSHOT_SUFFIX } from './http-kit';
 import { startSimulators } from './simulators';
 
 type Sim = Awaited<ReturnType<typeof startSimulators>>;
@@ -105,7 +105,14 @@ describe('all simulators on one port', () => {
     expect(sim.requests).toBe(before + 2);
   });
 
-  it('delays any format by x-sim-latency-ms', async () => {
+  it('tells a test in another process how many requests it received, without counting that question', async () => {
+    await chat(sim);
+    const count = async () => ((await (await fetch(`${sim.url}${REQUEST_COUNT_PATH}`)).json()) as { requests: number }).requests;
+    expect(await count()).toBe(sim.requests);
+    expect(await count()).toBe(sim.requests);
+  });
+
+    it('delays any format by x-sim-latency-ms', async () => {
     for (const call of [() => chat(sim, { 'x-sim-latency-ms': '120' }), () => messages(sim, { 'x-sim-latency-ms': '120' }), () => generate(sim, 'generateContent', { 'x-sim-latency-ms': '120' })]) {
       const started = performance.now();
       expect((await call()).status).toBe(200);

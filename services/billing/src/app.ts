@@ -1,10 +1,9 @@
-import { startService, type Logger, type RunningService } from '@gw/platform';
+import { KeysApiKeyAccounts, startService, type Logger, type RunningService } from '@gw/platform';
 import { billingProto } from '@gw/proto';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { PriceBook, readCatalog } from '@gw/catalog';
 import { accountsCollection, ensureSeedAccounts } from './accounts';
-import { KeysApiKeyAccounts } from './api-key-accounts';
 import { BillingService } from './billing-service';
 import type { BillingConfig } from './config';
 import { billingGrpcHandlers } from './grpc-server';

@@ -1,9 +1,12 @@
-import { AuthenticationError, NotFoundError, PaymentRequiredError, microsToUsd } from '@gw/platform';
+import { AuthenticationError, InputError, NotFoundError, PaymentRequiredError, microsToUsd } from '@gw/platform';
 import type { Store } from '@gw/store';
 import { accountsCollection, balanceView, isFieldName, type BalanceView } from './accounts';
 import { keySpendView, spendAgainstLimit, type KeySpendView, type LimitReset } from './key-spend';
 import { findAccountEntry, ledgerCollection } from './ledger';
 import { requestRecord, type RequestRecord } from './request-record';
+
+/** Request ids one charge lookup may ask about. */
+export const MAX_CHARGE_LOOKUP = 1_000;
 
 export interface PreauthorizeInput {
   accountId: string;
@@ -74,6 +77,18 @@ export class BillingService {
     }
     const spendOf = (h: string) => holders.find((a) => a.key_spend?.[h])?.key_spend[h];
     return keyHashes.map((h) => keySpendView(h, spendOf(h), now));
+  }
+
+  /**
+   * The charges of the account's calls among `requestIds` whose charge has landed on the balance; ids of
+   * other accounts or not yet billed are left out, so a caller waiting for its calls' billing polls this.
+   */
+  async requestCharges(accountId: string, requestIds: string[]): Promise<{ request_id: string; list_micros: number; charged_micros: number }[]> {
+    if (requestIds.length > MAX_CHARGE_LOOKUP) throw new InputError(`At most ${MAX_CHARGE_LOOKUP} request ids per lookup`, 'request_ids');
+    const ids = [...new Set(requestIds)];
+    if (ids.length === 0) return [];
+    const entries = await this.ledger.find({ _id: { $in: ids }, account_id: accountId, state: 'applied' });
+    return entries.map((e) => ({ request_id: e._id, list_micros: e.list_micros, charged_micros: e.charged_micros }));
   }
 
   /** Only the caller's own calls are visible; anything else is indistinguishable from an unknown id. */

@@ -175,4 +175,19 @@ describe.each(STORE_ENGINES)('billing gRPC (%s store, embedded bus)', (engine) =
     expect((await accountsCollection(engines.store).findOne({ _id: 'acct_a' }))!.wallet_micros).toBe(-CHARGE);
     expect(await ledgerCollection(engines.store).count({})).toBe(1);
   });
+
+  test('GetRequestCharges lists the billed calls of the account among the ids asked, at its factor; others are left out', async () => {
+    const handle = createUsageBatchHandler({ store: engines.store, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger() });
+    const [a, b, foreign] = [usageEvent({ account_id: 'acct_ent' }), usageEvent({ account_id: 'acct_ent' }), usageEvent({ account_id: 'acct_a' })];
+    await handle(asBatch([a, b, foreign]));
+    const lookup = (account_id: string, request_ids: string[]) => callUnary<{ account_id: string; request_ids: string[] }, { charges: object[] }>(
+      client, client.GetRequestCharges, { account_id, request_ids });
+    const res = await lookup('acct_ent', [a.request_id, b.request_id, foreign.request_id, 'br-00000000-0000-4000-8000-0000000fffff']);
+    expect(res.charges.sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual([
+      { request_id: a.request_id, list_micros: CHARGE, charged_micros: 160 },
+      { request_id: b.request_id, list_micros: CHARGE, charged_micros: 160 },
+    ]);
+    const tooMany = await lookup('acct_ent', Array.from({ length: 1_001 }, (_, i) => `br-${i}`)).catch((e: GatewayError) => e);
+    expect(tooMany).toMatchObject({ status: 400, param: 'request_ids' });
+  });
 });

@@ -51,6 +51,9 @@ export function billingGrpcHandlers(billing: BillingService, holds: SpendHolds, 
       });
       return { held_micros: held.heldMicros, call_micros: held.callMicros, price_factor_ppm: held.priceFactorPpm };
     }),
+    GetRequestCharges: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({
+      charges: await billing.requestCharges(requireAccount(caller, req.account_id), req.request_ids),
+    })),
     Release: authenticatedUnaryHandler(logger, auth, async (req, caller) => ({
       released: req.retire_grant
         ? await holds.retireGrant(requireAccount(caller, req.account_id), req.request_id, nonNegativeInteger(req.unused_micros, 'unused_micros'))

@@ -44,14 +44,16 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
       handleBatch: async (messages) => { for (const m of messages) auth.invalidate(m.value.key_hash); },
     }, logger));
 
-    const upstream = (name: Upstream, url: string): express.RequestHandler => {
+    const upstream = (name: Upstream, url: string, bodyLimit = config.BODY_LIMIT_BYTES): express.RequestHandler => {
       const local = inProcess[name];
-      return local ? handOver(local) : forwardTo(url, config.BODY_LIMIT_BYTES, logger, config.UPSTREAM_IDLE_TIMEOUT_MS);
+      return local ? handOver(local) : forwardTo(url, bodyLimit, logger, config.UPSTREAM_IDLE_TIMEOUT_MS);
     };
     const upstreams: Record<Upstream, express.RequestHandler> = {
       inference: upstream('inference', config.INFERENCE_HTTP_URL),
       keys: upstream('keys', config.KEYS_HTTP_URL),
       billing: upstream('billing', config.BILLING_HTTP_URL),
+      batch: upstream('batch', config.BATCH_HTTP_URL, config.UPLOAD_BODY_LIMIT_BYTES),
+      webhooks: upstream('webhooks', config.WEBHOOKS_HTTP_URL),
     };
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).
@@ -66,7 +68,7 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
       try {
         const route = matchRoute(req.path);
         if (!route) throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
-        checkDeclaredBodySize(req, config.BODY_LIMIT_BYTES);
+        checkDeclaredBodySize(req, route.upstream === 'batch' ? config.UPLOAD_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES);
         const identity = route.auth === 'required'
           ? await auth.authenticate(extractSecret(req.headers, route.allowXApiKey), traceId)
           : null;

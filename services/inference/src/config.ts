@@ -4,6 +4,10 @@ import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, millionths
 
 export const inferenceConfigSchema = z.object({
   INFERENCE_HTTP_PORT: port(8083),
+  /** The inference gRPC API (gateway.inference.v1), on BIND_HOST like the HTTP port. */
+  INFERENCE_GRPC_PORT: port(9083),
+  /** Where API keys presented to the gRPC API are checked. */
+  KEYS_GRPC_ADDR: z.string().default('127.0.0.1:9081'),
   CATALOG_FILE: z.string().default(path.resolve(__dirname, '../../../config/catalog.json')),
   BILLING_GRPC_ADDR: z.string().default('127.0.0.1:9082'),
   /** Output bound of a spend hold for a call that sets no output cap on a model that declares no limit. */
@@ -47,6 +51,15 @@ export const inferenceConfigSchema = z.object({
   ASYNC_CHAT_SWEEP_MS: z.coerce.number().int().positive().default(60_000),
   /** On shutdown, running jobs get this long to finish before they are aborted and their leases released. */
   ASYNC_CHAT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * gRPC calls with a caller-chosen request_id: a call's claim on its id, renewed while it runs; once lapsed
+   * (the instance died), a retry with the id runs the call again (billing counts the id once).
+   */
+  IDEMPOTENT_CALL_LEASE_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long a completed call's response is kept to answer a retry with its request_id. */
+  IDEMPOTENT_CALL_RETENTION_MS: z.coerce.number().int().positive().default(3 * 24 * 60 * 60_000),
+  /** How often each instance deletes recorded responses past their retention. */
+  IDEMPOTENT_CALL_SWEEP_MS: z.coerce.number().int().positive().default(10 * 60_000),
   LOG_LEVEL: z.string().default('info'),
   /** One log line per HTTP request (method, path, status, duration, trace id). */
   ACCESS_LOG: bool(false),

@@ -62,7 +62,7 @@ describe('inference readiness (real billing, embedded engines, OpenAI simulator)
     inferenceStore = open('inference');
     const store = Object.assign(Object.create(inferenceStore) as Store, { ping: async () => !down.store && (await inferenceStore.ping()) });
     inference = await startInferenceService({
-      config: inferenceConfigSchema.parse({ INFERENCE_HTTP_PORT: '0', CATALOG_FILE: catalogFile, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, ASYNC_CHAT_WORKERS: '0',
+      config: inferenceConfigSchema.parse({ INFERENCE_HTTP_PORT: '0', INFERENCE_GRPC_PORT: '0', CATALOG_FILE: catalogFile, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, ASYNC_CHAT_WORKERS: '0',
         GATEWAY_IDENTITY_SECRET: SECRET }),
       store, bus, logger, env: { SIM_KEY: 'sk-sim' },
     });

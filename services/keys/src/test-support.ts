@@ -71,6 +71,7 @@ export async function startBillingStub(): Promise<BillingStub> {
     Preauthorize: unimplemented,
     Reserve: unimplemented,
     Release: unimplemented,
+    GetRequestCharges: unimplemented,
   };
   const handle = await startGrpcServer('127.0.0.1:0', (server) => server.addService(billingProto.gateway.billing.v1.BillingService.service, handlers));
   return { address: `127.0.0.1:${handle.port}`, usage, stop: () => handle.shutdown(1000) };

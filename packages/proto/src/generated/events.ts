@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { BalanceChanged as _gateway_events_v1_BalanceChanged, BalanceChanged__Output as _gateway_events_v1_BalanceChanged__Output } from './gateway/events/v1/BalanceChanged';
+import type { CallbackRequested as _gateway_events_v1_CallbackRequested, CallbackRequested__Output as _gateway_events_v1_CallbackRequested__Output } from './gateway/events/v1/CallbackRequested';
 import type { KeyChanged as _gateway_events_v1_KeyChanged, KeyChanged__Output as _gateway_events_v1_KeyChanged__Output } from './gateway/events/v1/KeyChanged';
 import type { KeySpend as _gateway_events_v1_KeySpend, KeySpend__Output as _gateway_events_v1_KeySpend__Output } from './gateway/events/v1/KeySpend';
 import type { Usage as _gateway_events_v1_Usage, Usage__Output as _gateway_events_v1_Usage__Output } from './gateway/events/v1/Usage';
@@ -16,6 +17,7 @@ export interface ProtoGrpcType {
     events: {
       v1: {
         BalanceChanged: MessageTypeDefinition<_gateway_events_v1_BalanceChanged, _gateway_events_v1_BalanceChanged__Output>
+        CallbackRequested: MessageTypeDefinition<_gateway_events_v1_CallbackRequested, _gateway_events_v1_CallbackRequested__Output>
         KeyChanged: MessageTypeDefinition<_gateway_events_v1_KeyChanged, _gateway_events_v1_KeyChanged__Output>
         KeySpend: MessageTypeDefinition<_gateway_events_v1_KeySpend, _gateway_events_v1_KeySpend__Output>
         Usage: MessageTypeDefinition<_gateway_events_v1_Usage, _gateway_events_v1_Usage__Output>

@@ -18,6 +18,14 @@ describe('matchRoute', () => {
     ['/v1/billing/balance', { upstream: 'billing', auth: 'required' }],
     ['/v1/billing/requests/br-1', { upstream: 'billing', auth: 'required' }],
     ['/v1/billing/requests/resp/with/slashes', { upstream: 'billing', auth: 'required' }],
+    ['/v1/files', { upstream: 'batch', auth: 'required' }],
+    ['/v1/files/file-abc/content', { upstream: 'batch', auth: 'required' }],
+    ['/v1/batches', { upstream: 'batch', auth: 'required' }],
+    ['/v1/batches/models', { upstream: 'batch', auth: 'required' }],
+    ['/v1/batches/batch_1/cancel', { upstream: 'batch', auth: 'required' }],
+    ['/v1/webhooks/settings', { upstream: 'webhooks', auth: 'required', allowXApiKey: false }],
+    ['/v1/webhooks/test', { upstream: 'webhooks', auth: 'required' }],
+    ['/v1/webhooks/deliveries', { upstream: 'webhooks', auth: 'required' }],
   ])('%s -> %o', (path, expected) => {
     expect(matchRoute(path)).toMatchObject(expected);
   });
@@ -38,8 +46,12 @@ describe('matchRoute', () => {
     '/v1/chat/completions/extra',
     '/v1/keysX',
     '/v1/keyring',
+    '/v1/filesX',
+    '/v1/batchesX',
     '/v1/billing',
     '/v1/billingX/balance',
+    '/v1/webhooks',
+    '/v1/webhooksX/settings',
     '/livez',
     '/readyz',
     '/metrics',

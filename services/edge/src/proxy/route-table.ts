@@ -1,7 +1,7 @@
 import type { EventStreamFormat } from '@gw/platform';
 
 /** Which service owns a public path, and whether the path needs an API key. */
-export type Upstream = 'inference' | 'keys' | 'billing';
+export type Upstream = 'inference' | 'keys' | 'billing' | 'batch' | 'webhooks';
 
 export interface RouteMatch {
   upstream: Upstream;
@@ -21,6 +21,8 @@ export function matchRoute(path: string): RouteMatch | null {
   if (exactOrUnder(path, '/v1/async/chat/completions')) return { upstream: 'inference', auth: 'required', allowXApiKey: false };
   if (path === '/v1/key' || exactOrUnder(path, '/v1/keys')) return { upstream: 'keys', auth: 'required', allowXApiKey: false };
   if (path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
+  if (exactOrUnder(path, '/v1/files') || exactOrUnder(path, '/v1/batches')) return { upstream: 'batch', auth: 'required', allowXApiKey: false };
+  if (path.startsWith('/v1/webhooks/')) return { upstream: 'webhooks', auth: 'required', allowXApiKey: false };
   return null;
 }
 

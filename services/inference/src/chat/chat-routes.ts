@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 import { EventStreamWriter, requireIdentity } from '@gw/platform';
-import type { ChatCompletionChunk } from '@gw/provider-spec';
 import { relayStream, type StreamRouteOptions } from '../billed-call/relay-stream';
 import type { ChatService } from './chat-service';
 
@@ -26,9 +25,8 @@ async function streamCompletion(chat: ChatService, req: Request, res: Response, 
   const writer = new EventStreamWriter(res, { format: 'chat', heartbeatMs: opts.heartbeatMs, headers: { 'x-request-id': started.requestId } });
   await relayStream(started.chunks, writer, {
     write: (chunk) => {
-      const isUsageChunk = chunk.choices.length === 0;
-      if (isUsageChunk && !started.includeUsage) return;
-      writer.event({ data: JSON.stringify(started.includeUsage ? chunk : stripUsage(chunk)) });
+      const sent = started.clientChunk(chunk);
+      if (sent) writer.event({ data: JSON.stringify(sent) });
     },
     trailer: { data: '[DONE]' },
     finish: started.finish,
@@ -36,10 +34,4 @@ async function streamCompletion(chat: ChatService, req: Request, res: Response, 
     traceId: req.traceId,
     log: req.log.child({ requestId: started.requestId }),
   });
-}
-
-function stripUsage(chunk: ChatCompletionChunk): ChatCompletionChunk {
-  if (chunk.usage === undefined) return chunk;
-  const { usage: _usage, ...rest } = chunk;
-  return rest as ChatCompletionChunk;
 }

@@ -18,6 +18,15 @@ export interface StartedStream {
   finish(outcome: { cancelled: boolean }): void;
 }
 
+export interface StartedChatStream extends StartedStream {
+  /** The deployment that serves the stream (its price bills it). */
+  deployment: string;
+  /** The chunk as the client receives it: usage only when asked for (`stream_options.include_usage`); null: not sent. */
+  clientChunk(chunk: ChatCompletionChunk): ChatCompletionChunk | null;
+  /** What the provider reported for the whole stream; read once it ended. */
+  usage(): Usage;
+}
+
 /** Chat completions: validation and the chat format; the billed-call lifecycle authorizes, routes and bills. */
 export class ChatService {
   private readonly calls: InferenceBilledCalls;
@@ -38,26 +47,27 @@ export class ChatService {
    * `opts.requestId`: bill under an id made earlier (an async job's, the same on every re-run, so billing
    * counts it once); `opts.signal` aborts the upstream call (nothing is billed when it aborts first).
    */
-  async complete(body: unknown, id: Identity, traceId: string, opts: { requestId?: string; signal?: AbortSignal } = {}): Promise<{ requestId: string; completion: ChatCompletion }> {
+  async complete(body: unknown, id: Identity, traceId: string, opts: { requestId?: string; signal?: AbortSignal } = {}): Promise<{ requestId: string; completion: ChatCompletion; deployment: string }> {
     const { req, model, serves } = this.prepare(body);
-    const { requestId, result: { completion, usage } } = await this.calls.call({
+    const { requestId, result: { completion, usage }, route } = await this.calls.call({
       apiType: 'chat', identity: id, traceId, model: model.id, plan: plan(req, model, serves), requestId: opts.requestId,
       send: (r) => r.provider.chat(req, withIdempotencyKey(r, opts.requestId), opts.signal),
       usageOf: ({ completion: c, usage }) => ({
         usage, providerResponseId: c.id, servedModel: c.model, finishReason: c.choices[0]?.finish_reason ?? '',
       }),
     });
-    return { requestId, completion: { ...completion, usage: normalizedUsage(usage) } };
+    return { requestId, completion: { ...completion, usage: normalizedUsage(usage) }, deployment: route.deployment.id };
   }
 
-  async stream(body: unknown, id: Identity, traceId: string): Promise<StartedStream & { includeUsage: boolean; req: ChatCompletionRequest }> {
+  /** `opts.requestId`: bill under an id made earlier (a service caller's, for idempotency). */
+  async stream(body: unknown, id: Identity, traceId: string, opts: { requestId?: string } = {}): Promise<StartedChatStream> {
     const { req, model, serves } = this.prepare(body);
     // The id, model and finish reason seen last, for the usage record.
     let last: ChatCompletionChunk | null = null;
     const started = await this.calls.stream<ChatStream, ChatCompletionChunk>({
-      apiType: 'chat', identity: id, traceId, model: model.id, plan: plan(req, model, serves),
+      apiType: 'chat', identity: id, traceId, model: model.id, plan: plan(req, model, serves), requestId: opts.requestId,
       promptChars: promptChars([req.messages, req.tools]),
-      open: (r) => r.provider.chatStream(req, r.target),
+      open: (r) => r.provider.chatStream(req, withIdempotencyKey(r, opts.requestId)),
       items: (s) => s.chunks,
       progress: (c) => {
         if (c.choices.length > 0 || c.usage) last = mergeLast(last, c);
@@ -68,12 +78,17 @@ export class ChatService {
         finishReason: last?.choices[0]?.finish_reason ?? '',
       }),
     });
+    const includeUsage = req.stream_options?.include_usage === true;
     return {
-      req,
       requestId: started.requestId,
-      includeUsage: req.stream_options?.include_usage === true,
       chunks: started.items,
       finish: started.finish,
+      deployment: started.route.deployment.id,
+      clientChunk: (chunk) => {
+        if (includeUsage) return chunk;
+        return chunk.choices.length === 0 ? null : stripUsage(chunk);
+      },
+      usage: () => normalizedUsage(started.stream.usage() ?? {}),
     };
   }
 
@@ -96,6 +111,12 @@ function plan(req: ChatCompletionRequest, model: CatalogModel, serves: (route: R
 function mergeLast(prev: ChatCompletionChunk | null, chunk: ChatCompletionChunk): ChatCompletionChunk {
   if (!prev || chunk.choices.some((c) => c.finish_reason)) return chunk;
   return prev;
+}
+
+function stripUsage(chunk: ChatCompletionChunk): ChatCompletionChunk {
+  if (chunk.usage === undefined) return chunk;
+  const { usage: _usage, ...rest } = chunk;
+  return rest as ChatCompletionChunk;
 }
 
 /** Spec Usage: token counts only as reported; `total_tokens` filled when both halves are known. */

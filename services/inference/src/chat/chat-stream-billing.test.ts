@@ -84,7 +84,7 @@ describe('streamed chat completions reach billing', () => {
     });
     inference = await startInferenceService({
       config: inferenceConfigSchema.parse({
-        INFERENCE_HTTP_PORT: '0', CATALOG_FILE: catalogFile, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, ASYNC_CHAT_WORKERS: '0',
+        INFERENCE_HTTP_PORT: '0', INFERENCE_GRPC_PORT: '0', CATALOG_FILE: catalogFile, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, ASYNC_CHAT_WORKERS: '0',
         GATEWAY_IDENTITY_SECRET: SECRET,
       }),
       store: store('inference'), bus, logger, env: { SIM_KEY: 'k' },

@@ -6,6 +6,8 @@ import type { Balance as _gateway_billing_v1_Balance, Balance__Output as _gatewa
 import type { GetBalanceRequest as _gateway_billing_v1_GetBalanceRequest, GetBalanceRequest__Output as _gateway_billing_v1_GetBalanceRequest__Output } from '../../../gateway/billing/v1/GetBalanceRequest';
 import type { GetKeyUsageRequest as _gateway_billing_v1_GetKeyUsageRequest, GetKeyUsageRequest__Output as _gateway_billing_v1_GetKeyUsageRequest__Output } from '../../../gateway/billing/v1/GetKeyUsageRequest';
 import type { GetKeyUsageResponse as _gateway_billing_v1_GetKeyUsageResponse, GetKeyUsageResponse__Output as _gateway_billing_v1_GetKeyUsageResponse__Output } from '../../../gateway/billing/v1/GetKeyUsageResponse';
+import type { GetRequestChargesRequest as _gateway_billing_v1_GetRequestChargesRequest, GetRequestChargesRequest__Output as _gateway_billing_v1_GetRequestChargesRequest__Output } from '../../../gateway/billing/v1/GetRequestChargesRequest';
+import type { GetRequestChargesResponse as _gateway_billing_v1_GetRequestChargesResponse, GetRequestChargesResponse__Output as _gateway_billing_v1_GetRequestChargesResponse__Output } from '../../../gateway/billing/v1/GetRequestChargesResponse';
 import type { PreauthorizeRequest as _gateway_billing_v1_PreauthorizeRequest, PreauthorizeRequest__Output as _gateway_billing_v1_PreauthorizeRequest__Output } from '../../../gateway/billing/v1/PreauthorizeRequest';
 import type { PreauthorizeResponse as _gateway_billing_v1_PreauthorizeResponse, PreauthorizeResponse__Output as _gateway_billing_v1_PreauthorizeResponse__Output } from '../../../gateway/billing/v1/PreauthorizeResponse';
 import type { ReleaseRequest as _gateway_billing_v1_ReleaseRequest, ReleaseRequest__Output as _gateway_billing_v1_ReleaseRequest__Output } from '../../../gateway/billing/v1/ReleaseRequest';
@@ -37,6 +39,23 @@ export interface BillingServiceClient extends grpc.Client {
   getKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
   getKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
   getKeyUsage(argument: _gateway_billing_v1_GetKeyUsageRequest, callback: grpc.requestCallback<_gateway_billing_v1_GetKeyUsageResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * The charges of many calls of one account at once, by platform request id (a batch's lines). A call is
+   * listed once its charge has landed on the balance; ids not (yet) billed are left out.
+   */
+  GetRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
+  GetRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
+  GetRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
+  GetRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * The charges of many calls of one account at once, by platform request id (a batch's lines). A call is
+   * listed once its charge has landed on the balance; ids not (yet) billed are left out.
+   */
+  getRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
+  getRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
+  getRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
+  getRequestCharges(argument: _gateway_billing_v1_GetRequestChargesRequest, callback: grpc.requestCallback<_gateway_billing_v1_GetRequestChargesResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Checks that the account can spend (wallet + credit > 0) and the key is under its limit.
@@ -110,6 +129,12 @@ export interface BillingServiceHandlers extends grpc.UntypedServiceImplementatio
   GetKeyUsage: grpc.handleUnaryCall<_gateway_billing_v1_GetKeyUsageRequest__Output, _gateway_billing_v1_GetKeyUsageResponse>;
   
   /**
+   * The charges of many calls of one account at once, by platform request id (a batch's lines). A call is
+   * listed once its charge has landed on the balance; ids not (yet) billed are left out.
+   */
+  GetRequestCharges: grpc.handleUnaryCall<_gateway_billing_v1_GetRequestChargesRequest__Output, _gateway_billing_v1_GetRequestChargesResponse>;
+  
+  /**
    * Checks that the account can spend (wallet + credit > 0) and the key is under its limit.
    * Refusal is FAILED_PRECONDITION carrying the 402 error.
    */
@@ -137,6 +162,7 @@ export interface BillingServiceHandlers extends grpc.UntypedServiceImplementatio
 export interface BillingServiceDefinition extends grpc.ServiceDefinition {
   GetBalance: MethodDefinition<_gateway_billing_v1_GetBalanceRequest, _gateway_billing_v1_Balance, _gateway_billing_v1_GetBalanceRequest__Output, _gateway_billing_v1_Balance__Output>
   GetKeyUsage: MethodDefinition<_gateway_billing_v1_GetKeyUsageRequest, _gateway_billing_v1_GetKeyUsageResponse, _gateway_billing_v1_GetKeyUsageRequest__Output, _gateway_billing_v1_GetKeyUsageResponse__Output>
+  GetRequestCharges: MethodDefinition<_gateway_billing_v1_GetRequestChargesRequest, _gateway_billing_v1_GetRequestChargesResponse, _gateway_billing_v1_GetRequestChargesRequest__Output, _gateway_billing_v1_GetRequestChargesResponse__Output>
   Preauthorize: MethodDefinition<_gateway_billing_v1_PreauthorizeRequest, _gateway_billing_v1_PreauthorizeResponse, _gateway_billing_v1_PreauthorizeRequest__Output, _gateway_billing_v1_PreauthorizeResponse__Output>
   Release: MethodDefinition<_gateway_billing_v1_ReleaseRequest, _gateway_billing_v1_ReleaseResponse, _gateway_billing_v1_ReleaseRequest__Output, _gateway_billing_v1_ReleaseResponse__Output>
   Reserve: MethodDefinition<_gateway_billing_v1_ReserveRequest, _gateway_billing_v1_ReserveResponse, _gateway_billing_v1_ReserveRequest__Output, _gateway_billing_v1_ReserveResponse__Output>

@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { callUnary, grpcClientOptions, type ApiKeyAccounts } from '@gw/platform';
 import { keysProto, type AuthenticateResult, type KeysServiceClient } from '@gw/proto';
+import { callUnary, grpcClientOptions } from './grpc';
+import type { ApiKeyAccounts } from './grpc-auth';
+import type { Identity } from './identity';
 
 interface Entry {
-  accountId: string;
+  identity: Identity;
   until: number;
 }
 
 /**
- * The account of an API key a gRPC caller presents, from keys' `Authenticate` (the same check the edge makes),
- * cached briefly by key hash so a busy caller costs one lookup per few seconds. Refusals are not cached.
+ * The identity of an API key a gRPC caller presents, from keys' `Authenticate` (the same check the edge makes:
+ * unknown, disabled and expired keys are refused), cached briefly by key hash so a busy caller costs one
+ * lookup per few seconds. Refusals are not cached.
  */
 export class KeysApiKeyAccounts implements ApiKeyAccounts {
   private readonly client: KeysServiceClient;
@@ -20,17 +23,24 @@ export class KeysApiKeyAccounts implements ApiKeyAccounts {
     this.client = new keysProto.gateway.keys.v1.KeysService(address, grpc.credentials.createInsecure(), grpcClientOptions);
   }
 
-  async accountOf(secret: string, traceId?: string): Promise<string> {
+  async identityOf(secret: string, traceId?: string): Promise<Identity> {
     const hash = createHash('sha256').update(secret).digest('hex');
     const now = Date.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.accountId;
+    if (hit && hit.until > now) return hit.identity;
     const res = await callUnary<{ secret: string }, AuthenticateResult>(this.client, this.client.Authenticate, { secret }, { traceId });
+    const identity: Identity = {
+      accountId: res.account_id,
+      keyHash: res.key_hash,
+      isManagement: res.is_management,
+      keyLimitMicros: res.has_limit ? res.limit_micros : null,
+      keyLimitReset: res.limit_reset === 'daily' || res.limit_reset === 'weekly' || res.limit_reset === 'monthly' ? res.limit_reset : null,
+    };
     // A key that expires sooner than the cache entry stops working on time.
     const until = Math.min(now + this.ttlMs, res.expires_at_ms > 0 ? res.expires_at_ms : Infinity);
     if (this.cache.size >= this.maxEntries) this.cache.clear();
-    this.cache.set(hash, { accountId: res.account_id, until });
-    return res.account_id;
+    this.cache.set(hash, { identity, until });
+    return identity;
   }
 
   close(): void {

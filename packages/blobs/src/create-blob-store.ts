@@ -1,0 +1,15 @@
+import * as path from 'node:path';
+import { createFsBlobStore } from './fs/fs-blob-store';
+import { createGridFsBlobStore } from './gridfs/gridfs-blob-store';
+import type { BlobStore } from './port';
+
+export type BlobStoreConfig = { engine: 'fs'; root: string } | { engine: 'gridfs'; url: string; bucket?: string };
+
+/** The engine follows the store's: files under the data dir with the embedded store, GridFS with MongoDB. */
+export function blobConfigFor(store: { engine: 'embedded'; dataDir: string } | { engine: 'mongo'; url: string }): BlobStoreConfig {
+  return store.engine === 'mongo' ? { engine: 'gridfs', url: store.url } : { engine: 'fs', root: path.join(store.dataDir, 'blobs') };
+}
+
+export function createBlobStore(cfg: BlobStoreConfig): BlobStore {
+  return cfg.engine === 'fs' ? createFsBlobStore(cfg.root) : createGridFsBlobStore({ url: cfg.url, bucket: cfg.bucket });
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ByteLimit } from '../byte-limit';
+import { BlobNotFoundError, checkBlobKey, checkBlobPrefix, type BlobInfo, type BlobStore, type GetOptions, type PutOptions } from '../port';
+
+/** Where writes in progress live; no key segment may start with a dot, so no key can name it. */
+const TEMP_DIR = '.incoming';
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+/**
+ * Blobs as files under one root directory, a key's segments as its path. A put streams into a temporary file
+ * and renames it into place (atomic on one filesystem), so a crash or a refused upload never leaves a partial
+ * blob under its key.
+ */
+class FsBlobStore implements BlobStore {
+  readonly engine = 'fs';
+
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    return path.join(this.root, ...checkBlobKey(key).split('/'));
+  }
+
+  async put(key: string, source: Readable, opts: PutOptions = {}): Promise<BlobInfo> {
+    const target = this.pathOf(key);
+    const temp = path.join(this.root, TEMP_DIR, randomUUID());
+    await mkdir(path.dirname(temp), { recursive: true });
+    const limit = new ByteLimit(opts.maxBytes ?? Number.MAX_SAFE_INTEGER);
+    try {
+      await pipeline(source, limit, createWriteStream(temp, { flags: 'wx' }));
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+    return (await this.stat(key))!;
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<Readable> {
+    const file = this.pathOf(key);
+    if (!(await this.stat(key))) throw new BlobNotFoundError(key);
+    return createReadStream(file, { start: opts.start, end: opts.end });
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    try {
+      const s = await stat(this.pathOf(key));
+      return s.isFile() ? { key, bytes: s.size, createdAtMs: Math.floor(s.mtimeMs) } : null;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<boolean> {
+    try {
+      await unlink(this.pathOf(key));
+      return true;
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+  }
+
+  async list(prefix: string): Promise<BlobInfo[]> {
+    checkBlobPrefix(prefix);
+    // Walk only the directory the prefix's complete segments name.
+    const dirKey = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    const found: BlobInfo[] = [];
+    const walk = async (dir: string, keyPrefix: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if (isMissing(err)) return;
+        throw err;
+      }
+      for (const entry of entries) {
+        if (entry.name === TEMP_DIR) continue;
+        const key = keyPrefix ? `${keyPrefix}/${entry.name}` : entry.name;
+        if (entry.isDirectory()) {
+          if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) await walk(path.join(dir, entry.name), key);
+        } else if (entry.isFile() && key.startsWith(prefix)) {
+          const info = await this.stat(key);
+          if (info) found.push(info);
+        }
+      }
+    };
+    await walk(dirKey ? path.join(this.root, ...dirKey.split('/')) : this.root, dirKey);
+    return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async close(): Promise<void> {}
+}
+
+export function createFsBlobStore(root: string): BlobStore {
+  return new FsBlobStore(path.resolve(root));
+}

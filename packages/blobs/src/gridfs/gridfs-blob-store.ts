@@ -1,0 +1,106 @@
+import mongoose, { type mongo } from 'mongoose';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ByteLimit } from '../byte-limit';
+import { BlobNotFoundError, checkBlobKey, checkBlobPrefix, type BlobInfo, type BlobStore, type GetOptions, type PutOptions } from '../port';
+
+export interface GridFsBlobStoreConfig {
+  /** Connection string; the database is the one it names. */
+  url: string;
+  /** GridFS bucket (collections `<bucket>.files` and `<bucket>.chunks`). */
+  bucket?: string;
+}
+
+type FileDoc = mongo.GridFSFile;
+
+const info = (f: FileDoc): BlobInfo => ({ key: f.filename, bytes: f.length, createdAtMs: f.uploadDate.getTime() });
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Blobs in MongoDB GridFS, the key as the file name. GridFS writes a file's document only after its last
+ * chunk, so readers never see a partial blob; a put then removes the key's older revisions, and readers
+ * always take the newest revision meanwhile.
+ */
+class GridFsBlobStore implements BlobStore {
+  readonly engine = 'gridfs';
+  private readonly connection = mongoose.createConnection();
+  private opening: Promise<mongo.GridFSBucket> | undefined;
+
+  constructor(private readonly cfg: GridFsBlobStoreConfig) {
+    this.connection.on('error', () => undefined);
+  }
+
+  private bucket(): Promise<mongo.GridFSBucket> {
+    if (!this.opening) {
+      const opening = this.connection.openUri(this.cfg.url, { autoIndex: false, autoCreate: false }).then((conn) => {
+        if (!conn.db) throw new Error('MongoDB connection opened without a database');
+        return new mongoose.mongo.GridFSBucket(conn.db, { bucketName: this.cfg.bucket ?? 'blobs' });
+      });
+      opening.catch(() => {
+        if (this.opening === opening) this.opening = undefined;
+      });
+      this.opening = opening;
+    }
+    return this.opening;
+  }
+
+  private async revisions(key: string): Promise<FileDoc[]> {
+    return (await this.bucket()).find({ filename: checkBlobKey(key) }, { sort: { uploadDate: -1, _id: -1 } }).toArray();
+  }
+
+  async put(key: string, source: Readable, opts: PutOptions = {}): Promise<BlobInfo> {
+    const bucket = await this.bucket();
+    const upload = bucket.openUploadStream(checkBlobKey(key));
+    try {
+      await pipeline(source, new ByteLimit(opts.maxBytes ?? Number.MAX_SAFE_INTEGER), upload);
+    } catch (err) {
+      await upload.abort().catch(() => undefined);
+      throw err;
+    }
+    for (const older of await this.revisions(key)) {
+      if (!older._id.equals(upload.id)) await bucket.delete(older._id).catch(() => undefined);
+    }
+    const written = (await this.revisions(key)).find((f) => f._id.equals(upload.id));
+    if (!written) throw new Error(`Blob '${key}' vanished after it was written`);
+    return info(written);
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<Readable> {
+    const [latest] = await this.revisions(key);
+    if (!latest) throw new BlobNotFoundError(key);
+    // The driver wants both ends once a range is asked for (an absent `start` key, not an undefined one, means
+    // the whole file); its end is exclusive.
+    if (opts.start === undefined && opts.end === undefined) return (await this.bucket()).openDownloadStream(latest._id);
+    const end = Math.min(opts.end === undefined ? latest.length : opts.end + 1, latest.length);
+    return (await this.bucket()).openDownloadStream(latest._id, { start: Math.min(opts.start ?? 0, end), end });
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    const [latest] = await this.revisions(key);
+    return latest ? info(latest) : null;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    const bucket = await this.bucket();
+    const all = await this.revisions(key);
+    for (const f of all) await bucket.delete(f._id).catch(() => undefined);
+    return all.length > 0;
+  }
+
+  async list(prefix: string): Promise<BlobInfo[]> {
+    const files = await (await this.bucket())
+      .find({ filename: { $regex: `^${escapeRegex(checkBlobPrefix(prefix))}` } }, { sort: { filename: 1, uploadDate: -1 } })
+      .toArray();
+    const newest = new Map<string, FileDoc>();
+    for (const f of files) if (!newest.has(f.filename)) newest.set(f.filename, f);
+    return [...newest.values()].map(info).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}
+
+export function createGridFsBlobStore(cfg: GridFsBlobStoreConfig): BlobStore {
+  return new GridFsBlobStore(cfg);
+}

@@ -1,0 +1,127 @@
+import { InputError } from '@gw/platform';
+import { classifyAddress } from './address-policy';
+import { checkOutboundUrl, OutboundUrlError, type HostResolver } from './check-url';
+
+/** Names the tests resolve without DNS: each maps to the records a hostile (or honest) zone would serve. */
+const zone: Record<string, string[]> = {
+  'public.example': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+  'rebind.example': ['127.0.0.1'],
+  'mixed.example': ['93.184.215.14', '10.0.0.7'],
+  'metadata.example': ['169.254.169.254'],
+  'v6-loopback.example': ['::1'],
+  'mapped.example': ['::ffff:10.1.2.3'],
+  'localhost.': ['127.0.0.1'],
+};
+const resolver: HostResolver = async (name) => (zone[name] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+const check = (url: string, extra: { allowLoopback?: boolean; allowHttp?: boolean } = {}) =>
+  checkOutboundUrl(url, { param: 'callback_url', resolver, ...extra });
+
+describe('checkOutboundUrl refuses every internal address form with a 400 naming the param', () => {
+  it.each([
+    // IPv4 loopback in every spelling the URL parser accepts
+    ['https://127.0.0.1/hook', 'loopback'],
+    ['https://2130706433/hook', 'loopback'],
+    ['https://0177.0.0.1/hook', 'loopback'],
+    ['https://0x7f.1/hook', 'loopback'],
+    ['https://0x7f000001/hook', 'loopback'],
+    ['https://127.1/hook', 'loopback'],
+    ['https://127.0.0.1./hook', 'loopback'],
+    ['https://017700000001/hook', 'loopback'],
+    // private, link-local (cloud metadata), CGNAT, unspecified, broadcast, multicast
+    ['https://10.0.0.1/', 'private'],
+    ['https://172.16.5.4/', 'private'],
+    ['https://192.168.1.1/', 'private'],
+    ['https://0xa9.0xfe.0xa9.0xfe/', 'linkLocal'],
+    ['https://169.254.169.254/latest/meta-data', 'linkLocal'],
+    ['https://100.64.0.1/', 'carrierGradeNat'],
+    ['https://0.0.0.0/', 'unspecified'],
+    ['https://0/', 'unspecified'],
+    ['https://255.255.255.255/', 'broadcast'],
+    ['https://224.0.0.1/', 'multicast'],
+    // benchmarking, documentation, reserved
+    ['https://198.18.0.1/', 'reserved'],
+    ['https://192.0.2.10/', 'reserved'],
+    ['https://203.0.113.9/', 'reserved'],
+    ['https://240.0.0.1/', 'reserved'],
+    // IPv6 literals
+    ['https://[::1]/', 'loopback'],
+    ['https://[0:0:0:0:0:0:0:1]/', 'loopback'],
+    ['https://[::]/', 'unspecified'],
+    ['https://[fe80::1]/', 'linkLocal'],
+    ['https://[fc00::1]/', 'uniqueLocal'],
+    ['https://[fd12:3456::1]/', 'uniqueLocal'],
+    ['https://[ff02::1]/', 'multicast'],
+    ['https://[::ffff:127.0.0.1]/', 'ipv4Mapped'],
+    ['https://[::ffff:7f00:1]/', 'ipv4Mapped'],
+    ['https://[::ffff:169.254.169.254]/', 'ipv4Mapped'],
+    ['https://[::127.0.0.1]/', 'ipv4Compatible'],
+    ['https://[64:ff9b::7f00:1]/', 'rfc6052'],
+    ['https://[2002:7f00:1::]/', '6to4'],
+    ['https://[2001:db8::1]/', 'reserved'],
+    ['https://[2001:2::1]/', 'benchmarking'],
+    ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'teredo'],
+    // names: resolved, and every address must be public
+    ['https://rebind.example/hook', 'loopback'],
+    ['https://mixed.example/hook', 'private'],
+    ['https://metadata.example/', 'linkLocal'],
+    ['https://v6-loopback.example/', 'loopback'],
+    ['https://mapped.example/', 'ipv4Mapped'],
+    ['https://localhost./hook', 'loopback'],
+    // userinfo tricks do not hide the real host (and credentials are refused anyway)
+    ['https://public.example@127.0.0.1/', null],
+    ['https://user:pass@public.example/', null],
+  ])('%s', async (url, range) => {
+    const err = await check(url).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboundUrlError);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as OutboundUrlError).status).toBe(400);
+    expect((err as OutboundUrlError).param).toBe('callback_url');
+    if (range) expect((err as Error).message).toContain(`a ${range} address`);
+  });
+
+  it.each([
+    ['http://public.example/hook', 'must use https'],
+    ['ftp://public.example/', 'must use https'],
+    ['file:///etc/passwd', 'must use https'],
+    ['not a url', 'not a valid absolute URL'],
+    ['/relative/path', 'not a valid absolute URL'],
+    ['https://nowhere.example/', 'does not resolve'],
+  ])('%s is refused (%s)', async (url, message) => {
+    await expect(check(url)).rejects.toMatchObject({ status: 400, param: 'callback_url', message: expect.stringContaining(message) });
+  });
+});
+
+describe('checkOutboundUrl admits public targets and returns the addresses to connect to', () => {
+  it('a public name: every resolved address, to be pinned', async () => {
+    const target = await check('https://public.example/hook?x=1');
+    expect(target.url.href).toBe('https://public.example/hook?x=1');
+    expect(target.addresses.map((a) => a.address)).toEqual(zone['public.example']);
+  });
+
+  it('public IPv4 and IPv6 literals, no resolution needed', async () => {
+    await expect(check('https://8.8.8.8/')).resolves.toMatchObject({ addresses: [{ address: '8.8.8.8', family: 4 }] });
+    await expect(check('https://[2606:4700:4700::1111]:8443/')).resolves.toMatchObject({ addresses: [{ address: '2606:4700:4700::1111', family: 6 }] });
+  });
+
+  it('the test-only switches admit loopback and http, and nothing else internal', async () => {
+    await expect(check('https://127.0.0.1:9/', { allowLoopback: true })).resolves.toBeDefined();
+    await expect(check('https://[::1]:9/', { allowLoopback: true })).resolves.toBeDefined();
+    await expect(check('https://rebind.example/', { allowLoopback: true })).resolves.toBeDefined();
+    await expect(check('http://public.example/', { allowHttp: true })).resolves.toBeDefined();
+    await expect(check('https://10.0.0.1/', { allowLoopback: true })).rejects.toBeInstanceOf(OutboundUrlError);
+    await expect(check('https://[::ffff:127.0.0.1]/', { allowLoopback: true })).rejects.toBeInstanceOf(OutboundUrlError);
+  });
+});
+
+describe('classifyAddress', () => {
+  it.each([
+    ['93.184.215.14', true],
+    ['2606:4700:4700::1111', true],
+    ['127.0.0.1', false],
+    ['::ffff:8.8.8.8', false],
+    ['not-an-ip', false],
+  ])('%s allowed: %s', (address, allowed) => {
+    expect(classifyAddress(address).allowed).toBe(allowed);
+  });
+});

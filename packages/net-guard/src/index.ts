@@ -1,0 +1,10 @@
+export { addressRange, classifyAddress, type AddressPolicyOptions, type AddressVerdict } from './address-policy';
+export {
+  checkOutboundUrl, OutboundUrlError, systemResolver,
+  type CheckedTarget, type CheckUrlOptions, type HostResolver, type OutboundPolicy, type ResolvedAddress,
+} from './check-url';
+export {
+  GuardedHttpClient, OutboundRequestError,
+  type GuardedClientOptions, type OutboundRequest, type OutboundResponse,
+} from './guarded-client';
+export { outboundGuardEnv, outboundPolicyFromConfig } from './guard-config';
