@@ -14,6 +14,12 @@ export const priceSchema = z.object({
   completion_per_million: usd,
   /** Flat USD per call, if any. */
   per_request: usd.optional(),
+  /** USD per generated image (`generated_images`). */
+  per_image: usd.optional(),
+  /** USD per second of audio (`audio_duration_seconds`: transcribed or synthesized). */
+  per_audio_second: usd.optional(),
+  /** USD per second of generated video (`video_duration_seconds`). */
+  per_video_second: usd.optional(),
 });
 
 export const providerSchema = z.object({
