@@ -86,6 +86,11 @@ export const modelSchema = z.object({
   supports_batch: z.boolean().optional(),
   /** The batch model list's `model_type` (default `LLM`). */
   model_type: z.string().optional(),
+  /**
+   * The media API the model serves (the media service routes it); absent for a chat model. A media model is
+   * never routed as chat, and its `parameter_schema` lists every request field it accepts.
+   */
+  media: z.enum(['image', 'transcription', 'speech', 'video']).optional(),
   deployments: z.array(deploymentSchema).min(1),
 });
 
