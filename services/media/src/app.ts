@@ -3,6 +3,10 @@ import type { Bus } from '@gw/bus';
 import { startService, type Logger, type RunningService } from '@gw/platform';
 import type { Store } from '@gw/store';
 import type { MediaConfig } from './config';
+import { ImageInputs } from './images/image-inputs';
+import { ensureImageIndexes, imagesCollection } from './images/image-records';
+import { imagesRoutes } from './images/images-routes';
+import { ImagesService } from './images/images-service';
 import { openMediaContext } from './media-context';
 import { signedRoutes } from './signed-routes';
 
@@ -27,9 +31,14 @@ export async function startMediaService({ config, store, bus, blobs, logger, env
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: config.MEDIA_BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
   }, async (scope) => {
     const ctx = await openMediaContext({ config, store, bus, blobs, env }, scope);
+    const records = imagesCollection(store);
+    await ensureImageIndexes(records);
+    const inputs = new ImageInputs(records, blobs, ctx.guardedClient, ctx.signedUrls, { maxBytes: config.MEDIA_IMAGE_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS });
+    const images = new ImagesService({ router: ctx.router, calls: ctx.calls, records, blobs, inputs, signedUrls: ctx.signedUrls });
     const routes = [
       signedRoutes(ctx.signedUrls, blobs),
-      // Capabilities mount here, each from the context: images, audio, and videos (routes and their poller).
+      imagesRoutes({ images, inputs, router: ctx.router, calls: ctx.calls, maxImageBytes: config.MEDIA_IMAGE_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS }),
+      // Capabilities mount here, each from the context: audio, and videos (routes and their poller).
     ];
     scope.health
       .addCheck('store', () => store.ping())
