@@ -2,6 +2,10 @@ import type { BlobStore } from '@gw/blobs';
 import type { Bus } from '@gw/bus';
 import { startService, type Logger, type RunningService } from '@gw/platform';
 import type { Store } from '@gw/store';
+import { AudioSources } from './audio/audio-source';
+import { audioRoutes } from './audio/audio-routes';
+import { SpeechService } from './audio/speech-service';
+import { TranscriptionService } from './audio/transcription-service';
 import type { MediaConfig } from './config';
 import { ImageInputs } from './images/image-inputs';
 import { ensureImageIndexes, imagesCollection } from './images/image-records';
@@ -38,7 +42,13 @@ export async function startMediaService({ config, store, bus, blobs, logger, env
     const routes = [
       signedRoutes(ctx.signedUrls, blobs),
       imagesRoutes({ images, inputs, router: ctx.router, calls: ctx.calls, maxImageBytes: config.MEDIA_IMAGE_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS }),
-      // Capabilities mount here, each from the context: audio, and videos (routes and their poller).
+      audioRoutes({
+        transcription: new TranscriptionService({ router: ctx.router, calls: ctx.calls }),
+        speech: new SpeechService({ router: ctx.router, calls: ctx.calls }),
+        sources: new AudioSources(ctx.guardedClient, { maxBytes: config.MEDIA_AUDIO_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS }),
+        inputs, maxAudioBytes: config.MEDIA_AUDIO_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS,
+      }),
+      // Videos mount here from the context (their routes, and their poller registered with scope.background).
     ];
     scope.health
       .addCheck('store', () => store.ping())
