@@ -125,6 +125,8 @@ export class GuardedHttpClient {
         await res.body.dump();
         return { status: res.statusCode, location: typeof location === 'string' ? location : null, contentType, body: null };
       }
+      // Abandoning a body aborts it with an error of its own: nobody is left to hear it.
+      res.body.on('error', () => undefined);
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > readLimit) {
         res.body.destroy();
