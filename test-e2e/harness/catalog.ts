@@ -58,6 +58,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
       'anthropic-simulator': provider('anthropic', simulatorPort),
       'gemini-simulator': { ...provider('gemini', simulatorPort), base_url: `http://127.0.0.1:${simulatorPort}/v1beta` },
       'espeak-ng': { kind: 'espeak-ng', base_url: 'local://espeak-ng', timeout_ms: 30_000 },
+      pocketsphinx: { kind: 'pocketsphinx', base_url: 'local://pocketsphinx', timeout_ms: 60_000 },
     },
     models: [...formatModels(), {
       id: E2E_MODEL,

@@ -10,6 +10,8 @@ export const E2E_IMAGE_REJECTED_MODEL = 'e2e/image-rejected';
 export const E2E_TRANSCRIBE_MODEL = 'e2e/transcribe';
 export const E2E_SPEECH_MODEL = 'e2e/speech';
 export const E2E_ESPEAK_MODEL = 'e2e/espeak-speech';
+/** Real offline recognition with pocketsphinx on this machine. */
+export const E2E_POCKETSPHINX_MODEL = 'e2e/pocketsphinx';
 
 /** USD per image and per second of audio: integer micros make expected charges exact. */
 export const E2E_IMAGE_PRICE = { prompt_per_million: '0', completion_per_million: '0', per_image: '0.040000' };
@@ -71,5 +73,8 @@ export function mediaModels() {
     model(E2E_ESPEAK_MODEL, 'speech', ['text'], ['audio'], {
       voice: spec('string', E2E_ESPEAK_VOICES), response_format: spec('string', ['wav']), speed: spec('number', null, 0.5, 2),
     }, [{ id: 'e2e-espeak', provider: 'espeak-ng', provider_model: 'espeak-ng', price: E2E_AUDIO_PRICE }], E2E_ESPEAK_VOICES),
+    model(E2E_POCKETSPHINX_MODEL, 'transcription', ['audio'], ['text'], {
+      language: spec('string', ['en']), response_format: spec('string', ['json', 'text', 'verbose_json']),
+    }, [{ id: 'e2e-pocketsphinx', provider: 'pocketsphinx', provider_model: 'pocketsphinx-en-us', price: E2E_AUDIO_PRICE }]),
   ];
 }

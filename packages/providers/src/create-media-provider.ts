@@ -1,6 +1,7 @@
 import type { MediaProvider } from '@gw/provider-spec';
 import { EspeakSpeechProvider } from './espeak-ng/espeak-speech-provider';
 import { OpenAIMediaProvider } from './openai-media/openai-media-provider';
+import { PocketsphinxProvider } from './pocketsphinx/pocketsphinx-provider';
 
 /** One media provider per wire format (catalogue provider `kind`); an unknown kind is a configuration error. */
 export function createMediaProvider(kind: string): MediaProvider {
@@ -9,6 +10,8 @@ export function createMediaProvider(kind: string): MediaProvider {
       return new OpenAIMediaProvider();
     case 'espeak-ng':
       return new EspeakSpeechProvider();
+    case 'pocketsphinx':
+      return new PocketsphinxProvider();
     default:
       throw new Error(`Unknown media provider kind "${kind}"`);
   }

@@ -1,6 +1,6 @@
-import { isRetryableUpstreamError, wavDurationSeconds, type MediaTarget } from '@gw/provider-spec';
+import { isRetryableUpstreamError, wavDurationSeconds, wavOf, type MediaTarget } from '@gw/provider-spec';
 import { startOpenAISimulator, type OpenAISimulator } from '../../../simulators/src';
-import { wavOf, tonePcm } from '../../../simulators/src/openai/media-samples';
+import { PCM_RATE, tonePcm } from '../../../simulators/src/openai/media-samples';
 import { OpenAIMediaProvider } from './openai-media-provider';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -9,7 +9,7 @@ describe('OpenAIMediaProvider against the OpenAI simulator', () => {
   let sim: OpenAISimulator;
   const provider = new OpenAIMediaProvider();
   const target = (providerModel = 'gpt-image-1', timeoutMs = 5_000): MediaTarget => ({ baseUrl: sim.baseUrl, apiKey: 'sim-key', providerModel, timeoutMs });
-  const wav = wavOf(tonePcm(1.5));
+  const wav = wavOf(tonePcm(1.5), PCM_RATE);
 
   beforeAll(async () => { sim = await startOpenAISimulator(); });
   afterAll(() => sim.close());
