@@ -109,7 +109,7 @@ export class ImagesService {
         created: result.result.created,
         model: result.result.servedModel,
         data: result.result.images.map((img, i) => this.item(img, result.stored[i], p.responseFormat)),
-        usage: result.result.usage,
+        usage: p.req.images.length > 0 ? { ...result.result.usage, input_images: p.req.images.length } : result.result.usage,
         ...(result.result.error ? { error: result.result.error } : {}),
       },
     };
