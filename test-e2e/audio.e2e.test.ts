@@ -78,6 +78,9 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     expectEnvelope(await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, file_url: `${server.origin}/a.wav`, mime_type: 'audio/mpeg' }), 400, 'mime_type_mismatch', 'mime_type');
     const inline = await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, audio_data: wav.toString('base64'), mime_type: 'audio/wav' });
     expect(inline.status).toBe(200);
+    // An upload typed application/octet-stream (curl's default) is taken for what its bytes are.
+    const untyped = await stack.openai.audio.transcriptions.create({ model: E2E_TRANSCRIBE_MODEL, file: await toFile(wav, 'speech', { type: 'application/octet-stream' }) });
+    expect(untyped.text).toContain('Simulated transcription');
   });
 
   it('file_url to internal addresses, redirects to them and oversize bodies are refused, never fetched past the guard', async () => {
