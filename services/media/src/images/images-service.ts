@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
-import { InputError, NotFoundError, type EventStreamWriter, type Identity } from '@gw/platform';
+import { InputError, NotFoundError, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
 import { listPage, type Collection, type PageQuery } from '@gw/store';
 import type { MediaBilledCalls, MediaPlan } from '../calls/media-billed-calls';
@@ -147,6 +147,9 @@ export class ImagesService {
         cancelled = out.clientGone;
       }
       out.end();
+    } catch (err) {
+      // After the first byte a failure is the stream's own error event; what was stored is still billed.
+      out.fail(toGatewayError(err), traceId);
     } finally {
       billed.finish({ cancelled });
     }
