@@ -178,3 +178,23 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     expectEnvelope(await call('POST', '/audio/speech', { model: E2E_ESPEAK_MODEL, input: 'x' }, { 'svc-native-params': 'true' }), 400, undefined, 'Svc-Native-Params');
   });
 });
+
+describe('audio in the single-process stack (embedded engines, filesystem blobs)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-audio-embedded-'));
+  const stack = useStack('embedded');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('espeak-ng speech, then its transcription, each billed per second and found by its ids', async () => {
+    const speech = await stack.openai.audio.speech.create({ model: E2E_ESPEAK_MODEL, input: SENTENCE, voice: 'en-us' as never, response_format: 'wav' }).withResponse();
+    const audio = Buffer.from(await speech.data.arrayBuffer());
+    expect(audio.toString('ascii', 0, 4)).toBe('RIFF');
+    const spokenRecord = await waitForBilledRequest(stack.baseURL, stack.key, speech.response.headers.get('x-request-id')!);
+    expect(spokenRecord).toMatchObject({ api_type: 'speech', model: E2E_ESPEAK_MODEL });
+
+    const wav = spokenWav(dir, SENTENCE);
+    const res = await stack.openai.audio.transcriptions.create({ model: E2E_TRANSCRIBE_MODEL, file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }), response_format: 'verbose_json' }).withResponse();
+    expect(res.data.duration).toBeCloseTo(wavDurationSeconds(wav)!, 1);
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, res.response.headers.get('x-request-id')!);
+    expect((await api(stack.baseURL, 'GET', `/billing/requests/${encodeURIComponent(record.id)}`, { key: stack.key })).body.data.request_id).toBe(record.request_id);
+  });
+});
