@@ -1,7 +1,7 @@
 import type { EventStreamFormat } from '@gw/platform';
 
 /** Which service owns a public path, and whether the path needs an API key. */
-export type Upstream = 'inference' | 'keys' | 'billing' | 'batch' | 'webhooks' | 'console';
+export type Upstream = 'inference' | 'keys' | 'billing' | 'batch' | 'webhooks' | 'media' | 'console';
 
 export interface RouteMatch {
   upstream: Upstream;
@@ -23,6 +23,9 @@ export function matchRoute(path: string): RouteMatch | null {
   if (path === '/v1/usage' || path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
   if (exactOrUnder(path, '/v1/files') || exactOrUnder(path, '/v1/batches')) return { upstream: 'batch', auth: 'required', allowXApiKey: false };
   if (path.startsWith('/v1/webhooks/')) return { upstream: 'webhooks', auth: 'required', allowXApiKey: false };
+  if (exactOrUnder(path, '/v1/images') || exactOrUnder(path, '/v1/videos') || path.startsWith('/v1/audio/')) return { upstream: 'media', auth: 'required', allowXApiKey: false };
+  // A signed media link is its own credential (checked by media): providers and redirected clients hold no key.
+  if (path.startsWith('/v1/media/signed/')) return { upstream: 'media', auth: 'optional', allowXApiKey: false };
   // The web console's static files: public pages; the browser then calls the API above with the signed-in key.
   if (exactOrUnder(path, '/console')) return { upstream: 'console', auth: 'optional', allowXApiKey: false };
   return null;
@@ -33,5 +36,7 @@ export function streamFormatOf(path: string): EventStreamFormat | null {
   if (path === '/v1/chat/completions') return 'chat';
   if (path === '/v1/responses') return 'responses';
   if (path === '/v1/messages') return 'messages';
+  // Media streams (image partials, transcript deltas) end a cut stream as chat does: a data line with the envelope.
+  if (path === '/v1/images/generations' || path === '/v1/images/edits' || path === '/v1/audio/transcriptions') return 'chat';
   return null;
 }
