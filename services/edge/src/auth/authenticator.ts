@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { AuthenticationError, callUnary, type Identity } from '@gw/platform';
 import type { AuthenticateResult, KeysServiceClient } from '@gw/proto';
 
@@ -21,6 +22,10 @@ export interface AuthCacheOptions {
   now?: () => number;
   /** Deadline of one Authenticate call; default the platform's internal call deadline. */
   deadlineMs?: number;
+  /** How long the keys service's refusal of a secret is remembered (0: never). */
+  negativeTtlMs?: number;
+  /** Most refused secrets remembered at once; the least recently seen is forgotten first. */
+  negativeMaxEntries?: number;
 }
 
 /**
@@ -28,24 +33,34 @@ export interface AuthCacheOptions {
  * Entries expire after a short TTL and are dropped at once when a key-change event names them. When the
  * keys service cannot answer (down, overloaded, its store away), a key verified within the stale window is
  * still served, so a short outage does not refuse every client whose entry just expired. Never served past
- * the key's own expiry, and never after the keys service said the key is not valid. Failures are not
- * cached, so a key that starts working is usable immediately.
+ * the key's own expiry, and never after the keys service said the key is not valid.
+ *
+ * A refusal (unknown, disabled, expired key) is remembered for a short TTL in a bounded LRU, so a flood of
+ * requests with one bad key costs one lookup per TTL; a key-change event for the key forgets it at once (a
+ * re-enabled key works immediately). Failures of the keys service itself are never remembered.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inflight = new Map<string, Promise<Identity>>();
+  private readonly refused: LRUCache<string, AuthenticationError> | null;
   /** Bumped by every invalidation: a lookup that straddles one must not cache (or share) what it read before. */
   private epoch = 0;
   private readonly now: () => number;
 
   constructor(private readonly keys: KeysServiceClient, private readonly opts: AuthCacheOptions) {
     this.now = opts.now ?? Date.now;
+    const negativeTtlMs = opts.negativeTtlMs ?? 0;
+    this.refused = negativeTtlMs > 0
+      ? new LRUCache({ max: opts.negativeMaxEntries ?? 10_000, ttl: negativeTtlMs, ttlResolution: 0, perf: { now: this.now } })
+      : null;
   }
 
   async authenticate(secret: string, traceId: string): Promise<Identity> {
     const hash = createHash('sha256').update(secret).digest('hex');
     const hit = this.usable(hash);
     if (hit && hit.freshUntil > this.now()) return hit.identity;
+    const refusal = this.refused?.get(hash);
+    if (refusal) throw refusal;
     // Concurrent first requests with one key share a single lookup.
     let pending = this.inflight.get(hash);
     if (!pending) {
@@ -69,6 +84,7 @@ export class Authenticator {
     this.epoch++;
     this.cache.delete(keyHash);
     this.inflight.delete(keyHash);
+    this.refused?.delete(keyHash);
   }
 
   /** The cache entry for `hash` unless the key itself has expired (then it is dropped). */
@@ -88,7 +104,10 @@ export class Authenticator {
       res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { traceId, deadlineMs: this.opts.deadlineMs });
     } catch (err) {
       // The keys service's verdict (unknown, disabled, expired key) ends any stale serving of it.
-      if (!keysCouldNotAnswer(err)) this.cache.delete(hash);
+      if (!keysCouldNotAnswer(err)) {
+        this.cache.delete(hash);
+        if (epoch === this.epoch) this.refused?.set(hash, err as AuthenticationError);
+      }
       throw err;
     }
     const identity: Identity = {

@@ -1,0 +1,72 @@
+import type { ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { subscribeInBackground, type BackgroundSubscription, type TypedBus } from '@gw/bus';
+import type { Identity, Logger } from '@gw/platform';
+import { TOPICS, type TopicMessages } from '@gw/proto';
+import type { Store } from '@gw/store';
+import { RateLimiter, type RateLimitSettings } from './rate-limiter';
+import { MemoryWindowCounters, StoreWindowCounters } from './window-counters';
+
+type UsageMessage = TopicMessages[typeof TOPICS.usage];
+
+const count = (v: unknown): number => {
+  const n = Number(v ?? 0);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+};
+
+/** Tokens a call used: its total, else prompt + completion (or input + output) as the provider reported them. */
+export function tokensOf(event: UsageMessage): number {
+  const u = event.usage;
+  if (!u) return 0;
+  return count(u.total_tokens) || count(u.prompt_tokens) + count(u.completion_tokens) || count(u.input_tokens) + count(u.output_tokens);
+}
+
+export interface EdgeRateLimits {
+  /** Counts the request and sets the `x-ratelimit-*` headers; throws the 429 when a limit is reached. */
+  enforce(res: ServerResponse, identity: Identity, metered: boolean): Promise<void>;
+  /** The usage consumer (tokens), or null when no token limit is set. */
+  usage: BackgroundSubscription | null;
+  sweeper: { stop(): Promise<void> };
+}
+
+/**
+ * The edge's rate limits. With a store (the distributed mode) the counters are shared by every edge instance
+ * and one consumer group adds each call's tokens once; without one (a single edge) they live in memory.
+ * When the counters cannot be reached the request is admitted (logged): limits protect capacity, and the
+ * spend limits in billing still hold.
+ */
+export async function openEdgeRateLimits(settings: RateLimitSettings, bus: TypedBus<TopicMessages>, store: Store | undefined, logger: Logger): Promise<EdgeRateLimits | null> {
+  const counters = store ? await new StoreWindowCounters(store).init() : new MemoryWindowCounters();
+  const limiter = new RateLimiter(counters, settings);
+  if (!limiter.enabled) return null;
+  const log = logger.child({ component: 'rate-limits' });
+
+  const metersTokens = settings.key.tokensPerMinute > 0 || settings.account.tokensPerMinute > 0;
+  const usage = metersTokens ? subscribeInBackground(bus, {
+    topics: [TOPICS.usage],
+    group: store ? 'edge-rate-limits' : `edge-rate-limits-${randomUUID()}`,
+    from: 'latest',
+    handleBatch: async (messages) => {
+      for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value));
+    },
+  }, logger) : null;
+
+  const timer = setInterval(() => { limiter.sweep().catch((err: Error) => log.warn({ err: err.message }, 'sweeping rate windows failed')); }, 60_000);
+  timer.unref();
+
+  return {
+    usage,
+    sweeper: { stop: async () => clearInterval(timer) },
+    async enforce(res, identity, metered) {
+      let admission;
+      try {
+        admission = await limiter.admit(identity, metered);
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'rate counters unreachable; request admitted');
+        return;
+      }
+      for (const [name, value] of Object.entries(admission.headers)) res.setHeader(name, value);
+      if (admission.refusal) throw admission.refusal;
+    },
+  };
+}

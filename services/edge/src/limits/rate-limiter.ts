@@ -1,0 +1,109 @@
+import { RateLimitError, type Identity } from '@gw/platform';
+import type { WindowCounters } from './window-counters';
+
+/** Per-minute budgets of one scope; 0 means no limit. */
+export interface MinuteLimits {
+  requestsPerMinute: number;
+  tokensPerMinute: number;
+}
+
+export interface RateLimitSettings {
+  key: MinuteLimits;
+  account: MinuteLimits;
+}
+
+export interface Admission {
+  /** The `x-ratelimit-*` headers of the tightest scope, for the response (refused or not). */
+  headers: Record<string, string>;
+  /** Set when the call is refused: the 429 to answer (carrying `Retry-After`). */
+  refusal: RateLimitError | null;
+}
+
+interface Scope {
+  name: 'key' | 'account';
+  id: string;
+  limits: MinuteLimits;
+}
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Requests and tokens per minute per API key and per account, in fixed one-minute windows kept in
+ * `WindowCounters` (the store in the distributed mode, so the limits hold across edge instances).
+ *
+ * Requests are counted when admitted (a refused request counts too, so hammering does not help). Tokens are
+ * counted when a call's usage event reaches the edge, that is after the call ended: a call is admitted while
+ * its scope's tokens of the current minute are below the limit, so calls running at once may together pass it
+ * by their own usage, and a long call's tokens count in the minute it ended.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly counters: WindowCounters,
+    private readonly settings: RateLimitSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** True when any limit is configured; otherwise the edge never consults the counters. */
+  get enabled(): boolean {
+    const { key, account } = this.settings;
+    return key.requestsPerMinute + key.tokensPerMinute + account.requestsPerMinute + account.tokensPerMinute > 0;
+  }
+
+  /** Counts one request of `identity` and says whether it is admitted; `metered`: the route spends tokens. */
+  async admit(identity: Identity, metered: boolean): Promise<Admission> {
+    const now = this.now();
+    const windowStart = now - (now % WINDOW_MS);
+    const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+    const scopes = this.scopesOf(identity).filter((s) => s.limits.requestsPerMinute > 0 || (metered && s.limits.tokensPerMinute > 0));
+    const totals = await Promise.all(scopes.map((s) =>
+      this.counters.add(s.id, windowStart, WINDOW_MS, { requests: s.limits.requestsPerMinute > 0 ? 1 : 0, tokens: 0 })));
+
+    const headers: Record<string, string> = {};
+    let refusal: RateLimitError | null = null;
+    for (const kind of ['requests', 'tokens'] as const) {
+      const perMinute = kind === 'requests' ? 'requestsPerMinute' : 'tokensPerMinute';
+      let tightest: { limit: number; remaining: number } | null = null;
+      for (const [i, scope] of scopes.entries()) {
+        const limit = scope.limits[perMinute];
+        if (limit === 0 || (kind === 'tokens' && !metered)) continue;
+        const used = totals[i]![kind];
+        const remaining = Math.max(0, limit - used);
+        if (!tightest || remaining < tightest.remaining) tightest = { limit, remaining };
+        // A request is counted already, so its limit is passed only when the total exceeds it; tokens are
+        // counted after the calls, so none may start once the minute's tokens reached the limit.
+        const over = kind === 'requests' ? used > limit : used >= limit;
+        if (over && !refusal) {
+          refusal = new RateLimitError(
+            `Rate limit reached: ${limit} ${kind} per minute for this ${scope.name}; retry in ${resetSeconds}s`, resetSeconds);
+        }
+      }
+      const t = tightest as { limit: number; remaining: number } | null;
+      if (!t) continue;
+      headers[`x-ratelimit-limit-${kind}`] = String(t.limit);
+      headers[`x-ratelimit-remaining-${kind}`] = String(t.remaining);
+      headers[`x-ratelimit-reset-${kind}`] = `${resetSeconds}s`;
+    }
+    return { headers, refusal };
+  }
+
+  /** Adds a finished call's tokens to its key's and its account's current minute. */
+  async recordTokens(accountId: string, keyHash: string, tokens: number): Promise<void> {
+    if (tokens <= 0) return;
+    const now = this.now();
+    const windowStart = now - (now % WINDOW_MS);
+    const scopes = this.scopesOf({ accountId, keyHash }).filter((s) => s.limits.tokensPerMinute > 0);
+    await Promise.all(scopes.map((s) => this.counters.add(s.id, windowStart, WINDOW_MS, { requests: 0, tokens })));
+  }
+
+  /** Forgets windows that ended. */
+  sweep(): Promise<void> {
+    return this.counters.sweep(this.now());
+  }
+
+  private scopesOf(identity: Pick<Identity, 'accountId' | 'keyHash'>): Scope[] {
+    const scopes: Scope[] = [{ name: 'account', id: `account:${identity.accountId}`, limits: this.settings.account }];
+    // A management request carries the account's key too; every request has a key hash.
+    if (identity.keyHash) scopes.unshift({ name: 'key', id: `key:${identity.keyHash}`, limits: this.settings.key });
+    return scopes.filter((s) => s.limits.requestsPerMinute > 0 || s.limits.tokensPerMinute > 0);
+  }
+}
