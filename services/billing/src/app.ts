@@ -26,13 +26,13 @@ export async function startBillingService({ config, store, bus, logger, now = ()
   return startService({
     name: 'billing', logger, host: config.BIND_HOST, httpPort: config.BILLING_HTTP_PORT, grpcPort: config.BILLING_GRPC_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: 64 * 1024, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background, client, grpcAuthenticator }) => {
+  }, async ({ health, metrics, background, client, grpcAuthenticator }) => {
     const priceBook = PriceBook.fromCatalog(readCatalog(config.CATALOG_FILE));
     await ensureLedgerIndexes(ledgerCollection(store));
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
-    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX }));
+    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX, metrics }));
     health
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')

@@ -38,16 +38,17 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
   return startService({
     name: 'edge', logger, host: config.EDGE_HOST, httpPort: config.EDGE_PORT,
     admin: { port: config.EDGE_ADMIN_PORT, host: config.BIND_HOST }, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background, client }) => {
+  }, async ({ health, metrics, background, client }) => {
     const keys = client('keys', new keysProto.gateway.keys.v1.KeysService(config.KEYS_GRPC_ADDR, grpc.credentials.createInsecure(), grpcClientOptions));
     const auth = new Authenticator(keys, {
       ttlMs: config.AUTH_CACHE_TTL_MS, staleWindowMs: config.AUTH_STALE_WINDOW_MS,
       negativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS, negativeMaxEntries: config.AUTH_NEGATIVE_CACHE_MAX,
+      onLookup: (outcome) => metrics.edge.keyLookups.inc({ outcome }),
     });
     const limits = await openEdgeRateLimits({
       key: { requestsPerMinute: config.RATE_LIMIT_KEY_RPM, tokensPerMinute: config.RATE_LIMIT_KEY_TPM },
       account: { requestsPerMinute: config.RATE_LIMIT_ACCOUNT_RPM, tokensPerMinute: config.RATE_LIMIT_ACCOUNT_TPM },
-    }, bus, store, logger);
+    }, { bus, store, logger, metrics });
     if (limits) {
       background('rate-limit-sweeper', limits.sweeper);
       if (limits.usage) background('rate-limit-usage', limits.usage);

@@ -10,6 +10,7 @@ import type { Store } from '@gw/store';
 import { ModelDirectory } from './catalog/model-objects';
 import { modelRoutes } from './catalog/model-routes';
 import { startAsyncChat } from './async-chat/async-chat';
+import { chatJobStore } from './async-chat/chat-job';
 import { chatRoutes } from './chat/chat-routes';
 import { ChatService } from './chat/chat-service';
 import type { InferenceConfig } from './config';
@@ -38,7 +39,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   return startService({
     name: 'inference', logger, host: config.BIND_HOST, httpPort: config.INFERENCE_HTTP_PORT, grpcPort: config.INFERENCE_GRPC_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: config.BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background, publisher: publishes, client, grpcAuthenticator }) => {
+  }, async ({ health, metrics, background, publisher: publishes, client, grpcAuthenticator }) => {
     const catalog = loadCatalog(config.CATALOG_FILE, env);
     const models = new ModelDirectory(catalog);
     const providers = new Map<string, ReturnType<typeof createChatProvider>>();
@@ -48,7 +49,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     };
     client('providers', { close: async () => { await Promise.all([...providers.values()].map((p) => p.close?.())); } });
     const priceBook = PriceBook.fromCatalog(catalog);
-    const router = new DeploymentRouter(catalog, providerFor, env, logger);
+    const router = new DeploymentRouter(catalog, providerFor, env, logger, undefined, undefined, metrics);
 
     // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
     const billing = client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
@@ -66,9 +67,11 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     await journal.ensureIndexes();
     journal.start();
     background('open-call-journal', journal);
-    const usage = new UsageRecorder(publisher, journal);
+    const usage = new UsageRecorder(publisher, journal, metrics);
     const chat = new ChatService({ models, router, spend, usage, logger });
     const asyncChat = background('async-chat', await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger }));
+    const chatJobs = chatJobStore(store);
+    metrics.watchJobQueue(chatJobs.kind, () => chatJobs.queueStats());
 
     // The store holds the outbox and the async jobs; the bus has the outbox as its fallback.
     health

@@ -36,7 +36,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions): Promis
   return startService({
     name: 'webhooks', logger, host: config.BIND_HOST, httpPort: config.WEBHOOKS_HTTP_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background }) => {
+  }, async ({ health, metrics, background }) => {
     const settings = SettingsStore.over(store);
     const log = DeliveryLog.over(store);
     const jobs = new JobStore<DeliveryPayload, DeliveryResult>({ store, kind: DELIVERY_JOB_KIND, clock: now });
@@ -50,9 +50,10 @@ export async function startWebhooksService(opts: WebhooksServiceOptions): Promis
     const pool = background('delivery-workers', new JobWorkerPool<DeliveryPayload, DeliveryResult>({
       jobs, logger, workers: config.WEBHOOKS_WORKERS, leaseMs: config.WEBHOOKS_LEASE_MS, pollMs: config.WEBHOOKS_POLL_MS,
       cancelCheckMs: config.WEBHOOKS_LEASE_MS, shutdownGraceMs: 2_000,
-      handler: deliveryHandler({ log, settings, secrets, client, logger, now }),
+      handler: deliveryHandler({ log, settings, secrets, client, logger, now, metrics }),
     }));
     pool.start();
+    metrics.watchJobQueue(jobs.kind, () => jobs.queueStats());
     // A delivery no worker started within its window (the whole service was down a day) is marked expired.
     background('delivery-expiry', new JobExpirySweeper(jobs, 60_000, logger)).start();
     const intake = new CallbackIntake(jobs, settings, () => pool.wake(), logger, now);

@@ -26,6 +26,8 @@ export interface AuthCacheOptions {
   negativeTtlMs?: number;
   /** Most refused secrets remembered at once; the least recently seen is forgotten first. */
   negativeMaxEntries?: number;
+  /** Told of every lookup the keys service was asked (the edge's metrics). */
+  onLookup?: (outcome: 'valid' | 'refused' | 'unavailable') => void;
 }
 
 /**
@@ -103,6 +105,7 @@ export class Authenticator {
     try {
       res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { traceId, deadlineMs: this.opts.deadlineMs });
     } catch (err) {
+      this.opts.onLookup?.(keysCouldNotAnswer(err) ? 'unavailable' : 'refused');
       // The keys service's verdict (unknown, disabled, expired key) ends any stale serving of it.
       if (!keysCouldNotAnswer(err)) {
         this.cache.delete(hash);
@@ -110,6 +113,7 @@ export class Authenticator {
       }
       throw err;
     }
+    this.opts.onLookup?.('valid');
     const identity: Identity = {
       accountId: res.account_id,
       keyHash: res.key_hash,

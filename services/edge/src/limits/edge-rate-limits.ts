@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type BackgroundSubscription, type TypedBus } from '@gw/bus';
-import type { Identity, Logger } from '@gw/platform';
+import type { Identity, Logger, Metrics } from '@gw/platform';
 import { TOPICS, type TopicMessages } from '@gw/proto';
 import type { Store } from '@gw/store';
 import { RateLimiter, type RateLimitSettings } from './rate-limiter';
@@ -35,7 +35,10 @@ export interface EdgeRateLimits {
  * When the counters cannot be reached the request is admitted (logged): limits protect capacity, and the
  * spend limits in billing still hold.
  */
-export async function openEdgeRateLimits(settings: RateLimitSettings, bus: TypedBus<TopicMessages>, store: Store | undefined, logger: Logger): Promise<EdgeRateLimits | null> {
+export async function openEdgeRateLimits(
+  settings: RateLimitSettings, deps: { bus: TypedBus<TopicMessages>; store: Store | undefined; logger: Logger; metrics: Metrics },
+): Promise<EdgeRateLimits | null> {
+  const { bus, store, logger, metrics } = deps;
   const counters = store ? await new StoreWindowCounters(store).init() : new MemoryWindowCounters();
   const limiter = new RateLimiter(counters, settings);
   if (!limiter.enabled) return null;
@@ -66,6 +69,7 @@ export async function openEdgeRateLimits(settings: RateLimitSettings, bus: Typed
         return;
       }
       for (const [name, value] of Object.entries(admission.headers)) res.setHeader(name, value);
+      if (admission.refusedBy) metrics.edge.rateLimited.inc(admission.refusedBy);
       if (admission.refusal) throw admission.refusal;
     },
   };

@@ -17,6 +17,8 @@ export interface Admission {
   headers: Record<string, string>;
   /** Set when the call is refused: the 429 to answer (carrying `Retry-After`). */
   refusal: RateLimitError | null;
+  /** Which budget refused it. */
+  refusedBy: { scope: 'key' | 'account'; budget: 'requests' | 'tokens' } | null;
 }
 
 interface Scope {
@@ -60,6 +62,7 @@ export class RateLimiter {
 
     const headers: Record<string, string> = {};
     let refusal: RateLimitError | null = null;
+    let refusedBy: Admission['refusedBy'] = null;
     for (const kind of ['requests', 'tokens'] as const) {
       const perMinute = kind === 'requests' ? 'requestsPerMinute' : 'tokensPerMinute';
       let tightest: { limit: number; remaining: number } | null = null;
@@ -75,6 +78,7 @@ export class RateLimiter {
         if (over && !refusal) {
           refusal = new RateLimitError(
             `Rate limit reached: ${limit} ${kind} per minute for this ${scope.name}; retry in ${resetSeconds}s`, resetSeconds);
+          refusedBy = { scope: scope.name, budget: kind };
         }
       }
       const t = tightest as { limit: number; remaining: number } | null;
@@ -83,7 +87,7 @@ export class RateLimiter {
       headers[`x-ratelimit-remaining-${kind}`] = String(t.remaining);
       headers[`x-ratelimit-reset-${kind}`] = `${resetSeconds}s`;
     }
-    return { headers, refusal };
+    return { headers, refusal, refusedBy };
   }
 
   /** Adds a finished call's tokens to its key's and its account's current minute. */
