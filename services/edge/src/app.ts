@@ -53,6 +53,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       background('rate-limit-sweeper', limits.sweeper);
       if (limits.usage) background('rate-limit-usage', limits.usage);
     }
+    const limitUsage = limits?.usage;
     const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'edge');
     // Each edge instance drops its own cache entries, so each is its own consumer group. Joined in the
     // background: until then cached keys expire by their TTL only.
@@ -81,6 +82,8 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       .addCheck('keys', keysServing.check)
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('key-events', async () => keyEvents.joined(), 'degraded');
+    // Until it joins, calls' tokens are not counted against the token budgets.
+    if (limitUsage) health.addCheck('rate-limit-usage', async () => limitUsage.joined(), 'degraded');
 
     const forward: express.RequestHandler = async (req, res, next) => {
       const traceId = req.traceId;
