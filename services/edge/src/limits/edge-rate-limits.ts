@@ -14,6 +14,12 @@ const count = (v: unknown): number => {
   return Number.isFinite(n) && n > 0 ? n : 0;
 };
 
+/** When the call ended (ms), from its event; absent times mean "now". */
+function endedAt(event: UsageMessage): number | undefined {
+  const at = count(event.created_at_ms) + count(event.latency_ms);
+  return at > 0 ? at : undefined;
+}
+
 /** Tokens a call used: its total, else prompt + completion (or input + output) as the provider reported them. */
 export function tokensOf(event: UsageMessage): number {
   const u = event.usage;
@@ -47,10 +53,12 @@ export async function openEdgeRateLimits(
   const metersTokens = settings.key.tokensPerMinute > 0 || settings.account.tokensPerMinute > 0;
   const usage = metersTokens ? subscribeInBackground(bus, {
     topics: [TOPICS.usage],
+    // Shared counters: one group adds each call once, from the start of the topic the first time it exists (old
+    // calls fall in minutes already over and count nothing). A single edge: its own group, from now on.
     group: store ? 'edge-rate-limits' : `edge-rate-limits-${randomUUID()}`,
-    from: 'latest',
+    from: store ? 'earliest' : 'latest',
     handleBatch: async (messages) => {
-      for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value));
+      for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value), endedAt(m.value));
     },
   }, logger) : null;
 

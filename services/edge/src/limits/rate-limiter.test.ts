@@ -87,6 +87,14 @@ describe.each(['memory', 'embedded', 'mongo'] as const)('RateLimiter on %s count
     expect((await limiter.admit(identity('k2'), true)).refusal?.message).toMatch(/1000 tokens per minute for this account/);
   });
 
+  it('tokens count in the minute the call ended; a call that ended in a minute already over counts nothing', async () => {
+    const limiter = new RateLimiter(counters, settings([0, 100], [0, 0]), clock);
+    await limiter.recordTokens('acct_rl', 'k1', 500, now - 60_000);
+    expect((await limiter.admit(identity('k1'), true)).headers['x-ratelimit-remaining-tokens']).toBe('100');
+    await limiter.recordTokens('acct_rl', 'k1', 30, now - 10_000);
+    expect((await limiter.admit(identity('k1'), true)).headers['x-ratelimit-remaining-tokens']).toBe('70');
+  });
+
   it('sweeping forgets ended windows only', async () => {
     const limiter = new RateLimiter(counters, settings([1, 0], [0, 0]), clock);
     await limiter.admit(identity('k1'), true);

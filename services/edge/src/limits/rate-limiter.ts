@@ -34,9 +34,9 @@ const WINDOW_MS = 60_000;
  * `WindowCounters` (the store in the distributed mode, so the limits hold across edge instances).
  *
  * Requests are counted when admitted (a refused request counts too, so hammering does not help). Tokens are
- * counted when a call's usage event reaches the edge, that is after the call ended: a call is admitted while
+ * counted when a call's usage event reaches the edge, in the minute the call ended: a call is admitted while
  * its scope's tokens of the current minute are below the limit, so calls running at once may together pass it
- * by their own usage, and a long call's tokens count in the minute it ended.
+ * by their own usage, and a long call's tokens all count in the minute it ended.
  */
 export class RateLimiter {
   constructor(
@@ -90,11 +90,13 @@ export class RateLimiter {
     return { headers, refusal, refusedBy };
   }
 
-  /** Adds a finished call's tokens to its key's and its account's current minute. */
-  async recordTokens(accountId: string, keyHash: string, tokens: number): Promise<void> {
-    if (tokens <= 0) return;
-    const now = this.now();
-    const windowStart = now - (now % WINDOW_MS);
+  /**
+   * Adds a finished call's tokens to its key's and its account's minute in which it ended (`endedAtMs`); a
+   * call that ended in a minute already over counts no more (a consumer catching up on old events).
+   */
+  async recordTokens(accountId: string, keyHash: string, tokens: number, endedAtMs = this.now()): Promise<void> {
+    const windowStart = endedAtMs - (endedAtMs % WINDOW_MS);
+    if (tokens <= 0 || windowStart + WINDOW_MS <= this.now()) return;
     const scopes = this.scopesOf({ accountId, keyHash }).filter((s) => s.limits.tokensPerMinute > 0);
     await Promise.all(scopes.map((s) => this.counters.add(s.id, windowStart, WINDOW_MS, { requests: 0, tokens })));
   }
