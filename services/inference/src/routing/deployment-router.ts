@@ -1,7 +1,7 @@
 import type { Catalog, CatalogModel, Deployment, ProviderConfig } from '@gw/catalog';
 import type { ChatProvider, ChatTarget } from '@gw/provider-spec';
 import { isRetryableUpstreamError } from '@gw/provider-spec';
-import { GatewayError, TimeoutError, type Logger, type Metrics } from '@gw/platform';
+import { GatewayError, TimeoutError, UpstreamError, type Logger, type Metrics } from '@gw/platform';
 import { CooldownTracker } from './cooldown';
 import { orderDeployments } from './order-deployments';
 
@@ -91,7 +91,7 @@ export class DeploymentRouter {
           return { result, route };
         } catch (err) {
           lastError = err;
-          this.metrics?.calls.total.inc({ ...attempt, status: err instanceof GatewayError ? String(err.status) : 'error' });
+          this.metrics?.calls.total.inc({ ...attempt, status: attemptStatus(err) });
           if (!isRetryableUpstreamError(err)) throw err;
           if (this.cooldown.failed(route.deployment.id)) this.metrics?.routing.cooldowns.inc({ deployment: route.deployment.id });
           if (err instanceof TimeoutError || tryNo >= this.policy.maxRetries) {
@@ -113,4 +113,10 @@ export class DeploymentRouter {
     if (Number.isFinite(retryAfter) && retryAfter >= 0 && retryAfter * 1000 <= this.policy.maxBackoffMs) return retryAfter * 1000;
     return exponential;
   }
+}
+
+/** The provider's HTTP status when it answered, else what went wrong (`unreachable`, the gateway's status). */
+function attemptStatus(err: unknown): string {
+  if (err instanceof UpstreamError) return err.upstreamStatus === undefined ? 'unreachable' : String(err.upstreamStatus);
+  return err instanceof GatewayError ? String(err.status) : 'error';
 }
