@@ -90,6 +90,7 @@ describe('operators: rate limits across two edge instances, /metrics after real 
 
     await waitFor('billing to count the cost', async () => ((await sample(billingURL, 'gw_cost_micros_total', { ...model, kind: 'charged' })) ?? 0) > 0);
     expect(await sample(billingURL, 'gw_cost_micros_total', { ...model, kind: 'list' })).toBeGreaterThan(0);
+    expect(await sample(billingURL, 'gw_bus_consumer_lag', { group: 'billing-ledger', topic: 'gateway.usage.v1' })).not.toBeNull();
     expect(await sample(webhooksURL, 'gw_jobs_oldest_queued_age_seconds', {})).not.toBeNull();
     expect(await sample(batchURL, 'gw_jobs_queue_depth', { state: 'in_progress' })).not.toBeNull();
   }, 120_000);

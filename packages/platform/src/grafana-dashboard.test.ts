@@ -17,6 +17,7 @@ function registeredFamilies(): Map<string, Set<string>> {
   new Health({ metrics });
   void [metrics.calls, metrics.routing, metrics.cost, metrics.webhooks, metrics.edge];
   metrics.watchJobQueue('kind', async () => ({ queued: 0, inProgress: 0, oldestQueuedAgeMs: 0 }));
+  metrics.watchConsumerLag('group', async () => ({}));
   const families = new Map<string, Set<string>>();
   for (const m of metrics.registry.getMetricsAsArray()) {
     const { name, labelNames } = m as unknown as { name: string; labelNames: string[] };
@@ -71,7 +72,7 @@ describe('the Grafana dashboard (deploy/grafana/gateway-dashboard.json)', () => 
     for (const name of [
       'gw_http_requests_total', 'gw_provider_calls_total', 'gw_upstream_latency_seconds', 'gw_time_to_first_token_seconds',
       'gw_tokens_total', 'gw_cost_micros_total', 'gw_upstream_retries_total', 'gw_upstream_fallbacks_total', 'gw_deployment_cooldowns_total',
-      'gw_jobs_queue_depth', 'gw_jobs_oldest_queued_age_seconds', 'gw_webhook_deliveries_total', 'gw_edge_rate_limited_total',
+      'gw_jobs_queue_depth', 'gw_jobs_oldest_queued_age_seconds', 'gw_webhook_deliveries_total', 'gw_edge_rate_limited_total', 'gw_bus_consumer_lag',
     ]) expect(used).toContain(name);
   });
 });

@@ -1,5 +1,5 @@
 import { KeysApiKeyAccounts, startService, type Logger, type RunningService } from '@gw/platform';
-import { billingProto } from '@gw/proto';
+import { billingProto, TOPICS } from '@gw/proto';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { PriceBook, readCatalog } from '@gw/catalog';
@@ -10,7 +10,7 @@ import { billingGrpcHandlers } from './grpc-server';
 import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { SpendHolds } from './spend-holds';
-import { startUsageConsumer } from './usage-consumer';
+import { startUsageConsumer, USAGE_CONSUMER_GROUP } from './usage-consumer';
 
 export interface BillingServiceDeps {
   config: BillingConfig;
@@ -37,6 +37,8 @@ export async function startBillingService({ config, store, bus, logger, now = ()
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('usage-consumer', async () => consumer.joined(), 'degraded');
+    const lagOf = bus.consumerLag?.bind(bus);
+    if (lagOf) metrics.watchConsumerLag(USAGE_CONSUMER_GROUP, () => lagOf(USAGE_CONSUMER_GROUP, [TOPICS.usage]));
     const billing = new BillingService(store, now);
     const holds = new SpendHolds(store, priceBook, { allowanceMicros: config.SPEND_OVERDRAFT_ALLOWANCE_USD, holdTtlMs: config.SPEND_HOLD_TTL_MS }, logger, now);
     const sweeper = setInterval(() => {

@@ -4,7 +4,8 @@ import { GuardedHttpClient, outboundPolicyFromConfig } from '@gw/net-guard';
 import { startService, type Logger, type RunningService } from '@gw/platform';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
-import { CallbackIntake, startCallbackConsumer } from './callback-intake';
+import { TOPICS } from '@gw/proto';
+import { CALLBACK_CONSUMER_GROUP, CallbackIntake, startCallbackConsumer } from './callback-intake';
 import type { WebhooksConfig } from './config';
 import { DELIVERY_JOB_KIND, deliveryHandler, type DeliveryPayload, type DeliveryResult } from './delivery';
 import { DeliveryLog } from './delivery-log';
@@ -63,6 +64,8 @@ export async function startWebhooksService(opts: WebhooksServiceOptions): Promis
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('callback-consumer', async () => consumer.joined(), 'degraded');
+    const lagOf = bus.consumerLag?.bind(bus);
+    if (lagOf) metrics.watchConsumerLag(CALLBACK_CONSUMER_GROUP, () => lagOf(CALLBACK_CONSUMER_GROUP, [TOPICS.callbacks]));
 
     const service = new WebhooksService({ settings, log, secrets, intake, policy, now });
     return { routes: [webhooksRouter(service)] };
