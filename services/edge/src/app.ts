@@ -49,11 +49,8 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       key: { requestsPerMinute: config.RATE_LIMIT_KEY_RPM, tokensPerMinute: config.RATE_LIMIT_KEY_TPM },
       account: { requestsPerMinute: config.RATE_LIMIT_ACCOUNT_RPM, tokensPerMinute: config.RATE_LIMIT_ACCOUNT_TPM },
     }, { bus, store, logger, metrics });
-    if (limits) {
-      background('rate-limit-sweeper', limits.sweeper);
-      if (limits.usage) background('rate-limit-usage', limits.usage);
-    }
-    const limitUsage = limits?.usage;
+    background('rate-limit-sweeper', limits.sweeper);
+    const limitUsage = background('rate-limit-usage', limits.usage);
     const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'edge');
     // Each edge instance drops its own cache entries, so each is its own consumer group. Joined in the
     // background: until then cached keys expire by their TTL only.
@@ -83,7 +80,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('key-events', async () => keyEvents.joined(), 'degraded');
     // Until it joins, calls' tokens are not counted against the token budgets.
-    if (limitUsage) health.addCheck('rate-limit-usage', async () => limitUsage.joined(), 'degraded');
+    health.addCheck('rate-limit-usage', async () => limitUsage.joined(), 'degraded');
 
     const forward: express.RequestHandler = async (req, res, next) => {
       const traceId = req.traceId;
@@ -91,11 +88,12 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
         const route = matchRoute(req.path);
         if (!route) throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
         checkDeclaredBodySize(req, route.upstream === 'batch' ? config.UPLOAD_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES);
-        const identity = route.auth === 'required'
-          ? await auth.authenticate(extractSecret(req.headers, route.allowXApiKey), traceId)
+        const key = route.auth === 'required'
+          ? await auth.authenticateKey(extractSecret(req.headers, route.allowXApiKey), traceId)
           : null;
+        const identity = key?.identity ?? null;
         // Tokens are spent by the model routes only; every authenticated route counts requests.
-        if (identity && limits) await limits.enforce(res, identity, route.upstream === 'inference' || route.upstream === 'batch');
+        if (key) await limits.enforce(res, key.identity, route.upstream === 'inference' || route.upstream === 'batch', key.rateLimits);
         // Bound to the path with query exactly as the proxy forwards it (req.url is not rewritten).
         rewriteHeaders(req, signer.mint({ method: req.method, path: req.url }, identity, traceId), traceId);
         upstreams[route.upstream](req, res, (err?: unknown) => next(err ?? new NotFoundError('Not found')));

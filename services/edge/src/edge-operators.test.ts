@@ -13,6 +13,9 @@ import { createStore, type Store } from '@gw/store';
 import { startEdge, type RunningEdge } from './app';
 import { edgeConfigSchema } from './config';
 
+// Some tests wait for the start of the next minute (rate windows are whole minutes).
+jest.setTimeout(90_000);
+
 const logger = createLogger('edge-operators-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 const SECRET = 'edge-operators-test-identity-secret-0123456789';
 const ADMIN = 'sk-gw-v1-edge-operators-test-management-key';
@@ -63,10 +66,10 @@ describe('the edge for operators: rate limits, negative key cache, CORS', () => 
     return { base: `http://127.0.0.1:${edge.httpPort}`, admin: `http://127.0.0.1:${edge.adminPort}` };
   }
 
-  async function createKey(): Promise<string> {
+  async function createKey(settings: Record<string, unknown> = {}): Promise<string> {
     const { base } = await startTestEdge({});
     const res = await fetch(`${base}/v1/keys`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ops' }),
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ops', ...settings }),
     });
     expect(res.status).toBe(201);
     return ((await res.json()) as { key: string }).key;
@@ -148,6 +151,26 @@ describe('the edge for operators: rate limits, negative key cache, CORS', () => 
     await waitFor('the tokens to count', async () => { last = await chat(base, key); return last.status === 429; });
     expect(last!.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
     expect(((await last!.json()) as { error: { message: string } }).error.message).toMatch(/100 tokens per minute/);
+  });
+
+  it('a key\'s own limits replace the configured defaults, also where no default is set', async () => {
+    const strict = await createKey({ requests_per_minute: 1 });
+    const roomy = await createKey({ requests_per_minute: 5 });
+    const plain = await createKey();
+    const { base } = await startTestEdge({ RATE_LIMIT_KEY_RPM: '2' });
+    const { base: noDefaults } = await startTestEdge({});
+    await earlyInAMinute();
+    const statuses = async (b: string, key: string, n: number) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push((await chat(b, key)).status);
+      return out;
+    };
+    expect(await statuses(base, strict, 2)).toEqual([200, 429]);
+    expect(await statuses(base, roomy, 4)).toEqual([200, 200, 200, 200]);
+    expect(await statuses(base, plain, 3)).toEqual([200, 200, 429]);
+    // Memory counters are per edge instance here (no shared store): a fresh edge, no defaults.
+    expect(await statuses(noDefaults, strict, 2)).toEqual([200, 429]);
+    expect(await statuses(noDefaults, plain, 4)).toEqual([200, 200, 200, 200]);
   });
 
   it('asks the keys service about a bad key once however many requests carry it', async () => {

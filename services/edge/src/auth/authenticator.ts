@@ -3,8 +3,19 @@ import { LRUCache } from 'lru-cache';
 import { AuthenticationError, callUnary, type Identity } from '@gw/platform';
 import type { AuthenticateResult, KeysServiceClient } from '@gw/proto';
 
-interface CacheEntry {
+/** A key's own rate limits per minute (0: the gateway's default). */
+export interface KeyRateLimits {
+  requestsPerMinute: number;
+  tokensPerMinute: number;
+}
+
+/** What the keys service says about a valid key. */
+export interface AuthenticatedKey {
   identity: Identity;
+  rateLimits: KeyRateLimits;
+}
+
+interface CacheEntry extends AuthenticatedKey {
   /** Served without asking the keys service until then. */
   freshUntil: number;
   /** Served while the keys service cannot answer until then. */
@@ -43,7 +54,7 @@ export interface AuthCacheOptions {
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly inflight = new Map<string, Promise<Identity>>();
+  private readonly inflight = new Map<string, Promise<AuthenticatedKey>>();
   private readonly refused: LRUCache<string, AuthenticationError> | null;
   /** Bumped by every invalidation: a lookup that straddles one must not cache (or share) what it read before. */
   private epoch = 0;
@@ -58,15 +69,20 @@ export class Authenticator {
   }
 
   async authenticate(secret: string, traceId: string): Promise<Identity> {
+    return (await this.authenticateKey(secret, traceId)).identity;
+  }
+
+  /** The key's identity and its own rate limits. */
+  async authenticateKey(secret: string, traceId: string): Promise<AuthenticatedKey> {
     const hash = createHash('sha256').update(secret).digest('hex');
     const hit = this.usable(hash);
-    if (hit && hit.freshUntil > this.now()) return hit.identity;
+    if (hit && hit.freshUntil > this.now()) return hit;
     const refusal = this.refused?.get(hash);
     if (refusal) throw refusal;
     // Concurrent first requests with one key share a single lookup.
     let pending = this.inflight.get(hash);
     if (!pending) {
-      const started: Promise<Identity> = this.lookup(secret, hash, traceId).finally(() => {
+      const started: Promise<AuthenticatedKey> = this.lookup(secret, hash, traceId).finally(() => {
         if (this.inflight.get(hash) === started) this.inflight.delete(hash);
       });
       pending = started;
@@ -77,7 +93,7 @@ export class Authenticator {
     } catch (err) {
       // Only the entry seen before the lookup, if no key event dropped it meanwhile, and still in its window.
       const stale = this.usable(hash);
-      if (stale && stale === hit && keysCouldNotAnswer(err) && stale.staleUntil > this.now()) return stale.identity;
+      if (stale && stale === hit && keysCouldNotAnswer(err) && stale.staleUntil > this.now()) return stale;
       throw err;
     }
   }
@@ -99,7 +115,7 @@ export class Authenticator {
     return entry;
   }
 
-  private async lookup(secret: string, hash: string, traceId: string): Promise<Identity> {
+  private async lookup(secret: string, hash: string, traceId: string): Promise<AuthenticatedKey> {
     const epoch = this.epoch;
     let res: AuthenticateResult;
     try {
@@ -121,11 +137,12 @@ export class Authenticator {
       keyLimitMicros: res.has_limit ? res.limit_micros : null,
       keyLimitReset: res.limit_reset === 'daily' || res.limit_reset === 'weekly' || res.limit_reset === 'monthly' ? res.limit_reset : null,
     };
+    const rateLimits: KeyRateLimits = { requestsPerMinute: res.requests_per_minute, tokensPerMinute: res.tokens_per_minute };
     if (this.opts.ttlMs > 0 && epoch === this.epoch) {
       const freshUntil = this.now() + this.opts.ttlMs;
-      this.cache.set(hash, { identity, freshUntil, staleUntil: freshUntil + this.opts.staleWindowMs, keyExpiresAt: res.expires_at_ms });
+      this.cache.set(hash, { identity, rateLimits, freshUntil, staleUntil: freshUntil + this.opts.staleWindowMs, keyExpiresAt: res.expires_at_ms });
     }
-    return identity;
+    return { identity, rateLimits };
   }
 }
 

@@ -4,7 +4,7 @@ import { subscribeInBackground, type BackgroundSubscription, type TypedBus } fro
 import type { Identity, Logger, Metrics } from '@gw/platform';
 import { TOPICS, type TopicMessages } from '@gw/proto';
 import type { Store } from '@gw/store';
-import { RateLimiter, type RateLimitSettings } from './rate-limiter';
+import { RateLimiter, type MinuteLimits, type RateLimitSettings } from './rate-limiter';
 import { MemoryWindowCounters, StoreWindowCounters } from './window-counters';
 
 type UsageMessage = TopicMessages[typeof TOPICS.usage];
@@ -29,9 +29,9 @@ export function tokensOf(event: UsageMessage): number {
 
 export interface EdgeRateLimits {
   /** Counts the request and sets the `x-ratelimit-*` headers; throws the 429 when a limit is reached. */
-  enforce(res: ServerResponse, identity: Identity, metered: boolean): Promise<void>;
-  /** The usage consumer (tokens), or null when no token limit is set. */
-  usage: BackgroundSubscription | null;
+  enforce(res: ServerResponse, identity: Identity, metered: boolean, keyLimits: MinuteLimits): Promise<void>;
+  /** The usage consumer (tokens). */
+  usage: BackgroundSubscription;
   sweeper: { stop(): Promise<void> };
 }
 
@@ -43,15 +43,14 @@ export interface EdgeRateLimits {
  */
 export async function openEdgeRateLimits(
   settings: RateLimitSettings, deps: { bus: TypedBus<TopicMessages>; store: Store | undefined; logger: Logger; metrics: Metrics },
-): Promise<EdgeRateLimits | null> {
+): Promise<EdgeRateLimits> {
   const { bus, store, logger, metrics } = deps;
   const counters = store ? await new StoreWindowCounters(store).init() : new MemoryWindowCounters();
   const limiter = new RateLimiter(counters, settings);
-  if (!limiter.enabled) return null;
   const log = logger.child({ component: 'rate-limits' });
 
-  const metersTokens = settings.key.tokensPerMinute > 0 || settings.account.tokensPerMinute > 0;
-  const usage = metersTokens ? subscribeInBackground(bus, {
+  // Runs whatever the defaults: any key may have a token limit of its own.
+  const usage = subscribeInBackground(bus, {
     topics: [TOPICS.usage],
     // Shared counters: one group adds each call once, from the start of the topic the first time it exists (old
     // calls fall in minutes already over and count nothing). A single edge: its own group, from now on.
@@ -60,7 +59,7 @@ export async function openEdgeRateLimits(
     handleBatch: async (messages) => {
       for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value), endedAt(m.value));
     },
-  }, logger) : null;
+  }, logger);
 
   const timer = setInterval(() => { limiter.sweep().catch((err: Error) => log.warn({ err: err.message }, 'sweeping rate windows failed')); }, 60_000);
   timer.unref();
@@ -68,10 +67,10 @@ export async function openEdgeRateLimits(
   return {
     usage,
     sweeper: { stop: async () => clearInterval(timer) },
-    async enforce(res, identity, metered) {
+    async enforce(res, identity, metered, keyLimits) {
       let admission;
       try {
-        admission = await limiter.admit(identity, metered);
+        admission = await limiter.admit(identity, metered, keyLimits);
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'rate counters unreachable; request admitted');
         return;

@@ -28,6 +28,7 @@ interface Scope {
 }
 
 const WINDOW_MS = 60_000;
+const NO_OVERRIDE: MinuteLimits = { requestsPerMinute: 0, tokensPerMinute: 0 };
 
 /**
  * Requests and tokens per minute per API key and per account, in fixed one-minute windows kept in
@@ -45,18 +46,15 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** True when any limit is configured; otherwise the edge never consults the counters. */
-  get enabled(): boolean {
-    const { key, account } = this.settings;
-    return key.requestsPerMinute + key.tokensPerMinute + account.requestsPerMinute + account.tokensPerMinute > 0;
-  }
-
-  /** Counts one request of `identity` and says whether it is admitted; `metered`: the route spends tokens. */
-  async admit(identity: Identity, metered: boolean): Promise<Admission> {
+  /**
+   * Counts one request of `identity` and says whether it is admitted; `metered`: the route spends tokens.
+   * `keyLimits`: the key's own limits (0: the configured default). A request no limit applies to writes nothing.
+   */
+  async admit(identity: Identity, metered: boolean, keyLimits: MinuteLimits = NO_OVERRIDE): Promise<Admission> {
     const now = this.now();
     const windowStart = now - (now % WINDOW_MS);
     const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-    const scopes = this.scopesOf(identity).filter((s) => s.limits.requestsPerMinute > 0 || (metered && s.limits.tokensPerMinute > 0));
+    const scopes = this.scopesOf(identity, keyLimits).filter((s) => s.limits.requestsPerMinute > 0 || (metered && s.limits.tokensPerMinute > 0));
     const totals = await Promise.all(scopes.map((s) =>
       this.counters.add(s.id, windowStart, WINDOW_MS, { requests: s.limits.requestsPerMinute > 0 ? 1 : 0, tokens: 0 })));
 
@@ -92,12 +90,14 @@ export class RateLimiter {
 
   /**
    * Adds a finished call's tokens to its key's and its account's minute in which it ended (`endedAtMs`); a
-   * call that ended in a minute already over counts no more (a consumer catching up on old events).
+   * call that ended in a minute already over counts no more (a consumer catching up on old events). The key's
+   * are always counted (the consumer cannot know whether the key has a token limit of its own); the account's
+   * when an account limit is set.
    */
   async recordTokens(accountId: string, keyHash: string, tokens: number, endedAtMs = this.now()): Promise<void> {
     const windowStart = endedAtMs - (endedAtMs % WINDOW_MS);
     if (tokens <= 0 || windowStart + WINDOW_MS <= this.now()) return;
-    const scopes = this.scopesOf({ accountId, keyHash }).filter((s) => s.limits.tokensPerMinute > 0);
+    const scopes = this.scopesOf({ accountId, keyHash }, { requestsPerMinute: 0, tokensPerMinute: 1 }).filter((s) => s.limits.tokensPerMinute > 0);
     await Promise.all(scopes.map((s) => this.counters.add(s.id, windowStart, WINDOW_MS, { requests: 0, tokens })));
   }
 
@@ -106,10 +106,13 @@ export class RateLimiter {
     return this.counters.sweep(this.now());
   }
 
-  private scopesOf(identity: Pick<Identity, 'accountId' | 'keyHash'>): Scope[] {
+  private scopesOf(identity: Pick<Identity, 'accountId' | 'keyHash'>, keyLimits: MinuteLimits): Scope[] {
     const scopes: Scope[] = [{ name: 'account', id: `account:${identity.accountId}`, limits: this.settings.account }];
-    // A management request carries the account's key too; every request has a key hash.
-    if (identity.keyHash) scopes.unshift({ name: 'key', id: `key:${identity.keyHash}`, limits: this.settings.key });
+    const key: MinuteLimits = {
+      requestsPerMinute: keyLimits.requestsPerMinute || this.settings.key.requestsPerMinute,
+      tokensPerMinute: keyLimits.tokensPerMinute || this.settings.key.tokensPerMinute,
+    };
+    if (identity.keyHash) scopes.unshift({ name: 'key', id: `key:${identity.keyHash}`, limits: key });
     return scopes.filter((s) => s.limits.requestsPerMinute > 0 || s.limits.tokensPerMinute > 0);
   }
 }
