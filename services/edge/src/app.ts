@@ -45,7 +45,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       negativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS, negativeMaxEntries: config.AUTH_NEGATIVE_CACHE_MAX,
       onLookup: (outcome) => metrics.edge.keyLookups.inc({ outcome }),
     });
-    const limits = await openEdgeRateLimits({
+    const limits = openEdgeRateLimits({
       key: { requestsPerMinute: config.RATE_LIMIT_KEY_RPM, tokensPerMinute: config.RATE_LIMIT_KEY_TPM },
       account: { requestsPerMinute: config.RATE_LIMIT_ACCOUNT_RPM, tokensPerMinute: config.RATE_LIMIT_ACCOUNT_TPM },
     }, { bus, store, logger, metrics });
@@ -81,6 +81,8 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       .addCheck('key-events', async () => keyEvents.joined(), 'degraded');
     // Until it joins, calls' tokens are not counted against the token budgets.
     health.addCheck('rate-limit-usage', async () => limitUsage.joined(), 'degraded');
+    // The shared rate counters (distributed mode): while away, requests are admitted unlimited.
+    if (store) health.addCheck('rate-limit-store', () => store.ping(), 'degraded');
 
     const forward: express.RequestHandler = async (req, res, next) => {
       const traceId = req.traceId;

@@ -21,7 +21,7 @@ function endedAt(event: UsageMessage): number | undefined {
 }
 
 /** Tokens a call used: its total, else prompt + completion (or input + output) as the provider reported them. */
-export function tokensOf(event: UsageMessage): number {
+function tokensOf(event: UsageMessage): number {
   const u = event.usage;
   if (!u) return 0;
   return count(u.total_tokens) || count(u.prompt_tokens) + count(u.completion_tokens) || count(u.input_tokens) + count(u.output_tokens);
@@ -41,13 +41,15 @@ export interface EdgeRateLimits {
  * When the counters cannot be reached the request is admitted (logged): limits protect capacity, and the
  * spend limits in billing still hold.
  */
-export async function openEdgeRateLimits(
+export function openEdgeRateLimits(
   settings: RateLimitSettings, deps: { bus: TypedBus<TopicMessages>; store: Store | undefined; logger: Logger; metrics: Metrics },
-): Promise<EdgeRateLimits> {
+): EdgeRateLimits {
   const { bus, store, logger, metrics } = deps;
-  const counters = store ? await new StoreWindowCounters(store).init() : new MemoryWindowCounters();
-  const limiter = new RateLimiter(counters, settings);
   const log = logger.child({ component: 'rate-limits' });
+  const shared = store ? new StoreWindowCounters(store) : null;
+  // The sweep's index; the edge serves without it (and without its store: requests are then admitted).
+  shared?.init().catch((err: Error) => log.warn({ err: err.message }, 'could not index the rate windows'));
+  const limiter = new RateLimiter(shared ?? new MemoryWindowCounters(), settings);
 
   // Runs whatever the defaults: any key may have a token limit of its own.
   const usage = subscribeInBackground(bus, {

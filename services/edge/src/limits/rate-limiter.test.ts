@@ -35,7 +35,13 @@ describe.each(['memory', 'embedded', 'mongo'] as const)('RateLimiter on %s count
   beforeEach(async () => {
     now = Date.parse('2026-11-24T08:00:20Z');
     if (store) await store.collection('edge_rate_windows').deleteMany({});
-    counters = store ? await new StoreWindowCounters(store).init() : new MemoryWindowCounters();
+    if (store) {
+      const shared = new StoreWindowCounters(store);
+      await shared.init();
+      counters = shared;
+    } else {
+      counters = new MemoryWindowCounters();
+    }
   });
   afterAll(async () => {
     await store?.collection('edge_rate_windows').deleteMany({});

@@ -50,9 +50,8 @@ export class StoreWindowCounters implements WindowCounters {
     this.windows = store.collection<WindowDoc>('edge_rate_windows');
   }
 
-  async init(): Promise<this> {
+  async init(): Promise<void> {
     await this.windows.ensureIndex({ fields: { window_end: 1 } });
-    return this;
   }
 
   async add(scope: string, windowStart: number, windowMs: number, delta: WindowTotals): Promise<WindowTotals> {
