@@ -94,8 +94,10 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
           ? await auth.authenticateKey(extractSecret(req.headers, route.allowXApiKey), traceId)
           : null;
         const identity = key?.identity ?? null;
-        // Tokens are spent by the model routes only; every authenticated route counts requests.
-        if (key) await limits.enforce(res, key.identity, route.upstream === 'inference' || route.upstream === 'batch', key.rateLimits);
+        // Tokens are spent by calls to the model routes (POST) only: reading a job or a batch stays possible
+        // once they are used up. Every authenticated request counts against the requests per minute.
+        const spendsTokens = req.method === 'POST' && (route.upstream === 'inference' || route.upstream === 'batch');
+        if (key) await limits.enforce(res, key.identity, spendsTokens, key.rateLimits);
         // Bound to the path with query exactly as the proxy forwards it (req.url is not rewritten).
         rewriteHeaders(req, signer.mint({ method: req.method, path: req.url }, identity, traceId), traceId);
         upstreams[route.upstream](req, res, (err?: unknown) => next(err ?? new NotFoundError('Not found')));

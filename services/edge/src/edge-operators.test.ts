@@ -151,6 +151,10 @@ describe('the edge for operators: rate limits, negative key cache, CORS', () => 
     await waitFor('the tokens to count', async () => { last = await chat(base, key); return last.status === 429; });
     expect(last!.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
     expect(((await last!.json()) as { error: { message: string } }).error.message).toMatch(/100 tokens per minute/);
+    // Reading (a job, the models) spends no tokens: still answered.
+    const read = await fetch(`${base}/v1/async/chat/completions/job-1`, { headers: { authorization: `Bearer ${key}` } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('x-ratelimit-remaining-tokens')).toBeNull();
   });
 
   it('a key\'s own limits replace the configured defaults, also where no default is set', async () => {
