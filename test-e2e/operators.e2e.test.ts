@@ -95,3 +95,20 @@ describe('operators: rate limits across two edge instances, /metrics after real 
     expect(await sample(batchURL, 'gw_jobs_queue_depth', { state: 'in_progress' })).not.toBeNull();
   }, 120_000);
 });
+
+describe('operators: rate limits in the single-machine mode (embedded)', () => {
+  const stack = useStack('embedded', { env: { RATE_LIMIT_ACCOUNT_RPM: '3', CORS_ALLOWED_ORIGINS: 'https://console.example' } });
+
+  test('an account\'s requests per minute: the one over the limit is a 429 with Retry-After, readable by a browser client', async () => {
+    await startingBefore(50);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await api(stack.baseURL, 'GET', '/key', { key: stack.key })).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    const refused = await api(stack.baseURL, 'GET', '/key', { key: stack.key, headers: { origin: 'https://console.example' } });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.message).toMatch(/3 requests per minute for this account/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('https://console.example');
+    expect(refused.headers.get('access-control-expose-headers')).toContain('retry-after');
+  }, 120_000);
+});
