@@ -157,6 +157,19 @@ describe.each<EngineName>(['embedded', 'kafka'])('bus contract: %s engine', (eng
     expect(next.handled.map((m) => m.value.n)).toEqual([99]);
   });
 
+  it('tells a group\'s lag: what was published and it has not committed; nothing for a group that never started', async () => {
+    const bus = await h.bus();
+    const topic = uniqueName('lag');
+    const group = uniqueName('g');
+    await publishItems(bus, topic, items(5));
+    const first = await collect(bus, topic, group);
+    await waitFor('5 messages', () => first.handled.length >= 5);
+    await first.sub.stop();
+    await publishItems(bus, topic, items(3));
+    expect(await bus.consumerLag!(group, [topic])).toEqual({ [topic]: 3 });
+    expect(await bus.consumerLag!(uniqueName('never'), [topic])).toEqual({});
+  });
+
   it('answers ping while up', async () => {
     expect(await (await h.bus()).ping()).toBe(true);
   });

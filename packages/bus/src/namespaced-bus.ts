@@ -19,6 +19,10 @@ export function namespacedBus(bus: Bus, namespace: string): Bus {
       handleBatch: (messages) => opts.handleBatch(messages.map((m) => ({ ...m, topic: logical(m.topic) }))),
     }),
     ping: () => bus.ping(),
+    ...(bus.consumerLag ? {
+      consumerLag: async (group: string, topics: string[]) => Object.fromEntries(
+        Object.entries(await bus.consumerLag!(`${prefix}${group}`, topics.map(physical))).map(([topic, n]) => [logical(topic), n])),
+    } : {}),
     close: () => bus.close(),
   };
 }

@@ -44,6 +44,11 @@ export interface Bus {
   subscribe<T>(opts: SubscribeOptions<T>): Promise<Subscription>;
   /** True when the engine is reachable; used by readiness. */
   ping(): Promise<boolean>;
+  /**
+   * Messages published to each of `topics` that `group` has not committed yet (its lag), for the topics the
+   * group has started on. Optional: a bus that cannot tell leaves it out.
+   */
+  consumerLag?(group: string, topics: string[]): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 

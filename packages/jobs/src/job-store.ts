@@ -73,6 +73,16 @@ export class JobStore<P, R> {
     }
   }
 
+  /** Queue depth and the age of the oldest queued job (the operator's view; read on a metrics scrape). */
+  async queueStats(): Promise<{ queued: number; inProgress: number; oldestQueuedAgeMs: number }> {
+    const [queued, inProgress, oldest] = await Promise.all([
+      this.jobs.count({ kind: this.kind, status: 'queued' }),
+      this.jobs.count({ kind: this.kind, status: 'in_progress' }),
+      this.jobs.findOne({ kind: this.kind, status: 'queued' }, { sort: { created_at_ms: 1 } }),
+    ]);
+    return { queued, inProgress, oldestQueuedAgeMs: oldest ? Math.max(0, this.now() - oldest.created_at_ms) : 0 };
+  }
+
   get(id: string): Promise<JobDoc<P, R> | null> {
     return this.jobs.findOne({ _id: id, kind: this.kind });
   }

@@ -36,13 +36,14 @@ export async function startBatchService({ config, store, bus, blobs, logger, env
   return startService({
     name: 'batch', logger, host: config.BIND_HOST, httpPort: config.BATCH_HTTP_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: 1024 * 1024, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background, publisher, client }) => {
+  }, async ({ health, metrics, background, publisher, client }) => {
     const catalog = loadCatalog(config.CATALOG_FILE, env);
     const batches = batchesCollection(store);
     const lines = linesCollection(store);
     const files = filesCollection(store);
     await Promise.all([ensureBatchIndexes(batches), ensureLineIndexes(lines), ensureFileIndexes(files)]);
     const jobs = batchJobStore(store);
+    metrics.watchJobQueue(jobs.kind, () => jobs.queueStats());
     await jobs.ensureIndexes();
 
     const outbox = publisher('outbox', createOutbox({ bus, store, logger }));

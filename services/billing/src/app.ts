@@ -11,7 +11,7 @@ import { billingGrpcHandlers } from './grpc-server';
 import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { SpendHolds } from './spend-holds';
-import { startUsageConsumer } from './usage-consumer';
+import { startUsageConsumer, USAGE_CONSUMER_GROUP } from './usage-consumer';
 import { ensureUsageStatsIndexes, pruneCountedPostings, usageStatsCollection } from './stats/usage-stats';
 import { CallArchive } from './archive/call-archive';
 
@@ -36,7 +36,7 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
   return startService({
     name: 'billing', logger, host: config.BIND_HOST, httpPort: config.BILLING_HTTP_PORT, grpcPort: config.BILLING_GRPC_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: 64 * 1024, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background, client, grpcAuthenticator }) => {
+  }, async ({ health, metrics, background, client, grpcAuthenticator }) => {
     const priceBook = PriceBook.fromCatalog(readCatalog(config.CATALOG_FILE));
     await ensureLedgerIndexes(ledgerCollection(store));
     const stats = usageStatsCollection(store);
@@ -50,7 +50,7 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
-    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX }));
+    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX, metrics }));
     health
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
@@ -66,6 +66,8 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     }, config.ARCHIVE_SWEEP_MS);
     archiveSweeper.unref();
     background('archive-sweeper', { stop: async () => clearInterval(archiveSweeper) });
+    const lagOf = bus.consumerLag?.bind(bus);
+    if (lagOf) metrics.watchConsumerLag(USAGE_CONSUMER_GROUP, () => lagOf(USAGE_CONSUMER_GROUP, [TOPICS.usage]));
     const billing = new BillingService(store, now);
     const holds = new SpendHolds(store, priceBook, { allowanceMicros: config.SPEND_OVERDRAFT_ALLOWANCE_USD, holdTtlMs: config.SPEND_HOLD_TTL_MS }, logger, now);
     const sweeper = setInterval(() => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@gw/platform';
+import type { Logger, Metrics } from '@gw/platform';
 import { subscribeInBackground, type BackgroundSubscription, type BusMessage, type TypedBus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { TOPICS, type TopicMessages } from '@gw/proto';
@@ -27,6 +27,8 @@ export interface UsageConsumerDeps {
   logger: Logger;
   now?: () => Date;
   faults?: UsageBatchFaults;
+  /** Where the cost of the charges landed is counted (the service's /metrics). */
+  metrics?: Metrics;
 }
 
 /** A message that is not a UsageEvent; kept (never silently dropped) for an operator, then skipped. */
@@ -91,7 +93,14 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     const results = await Promise.all(
       accountIds.map(async (accountId) => [accountId, await applyPostings(accounts, ledger, accountId, postingIds, logger, now)] as const),
     );
-    return new Map(results);
+    const posted = new Map(results);
+    // Counted once: only entries whose charge this delivery's write landed.
+    for (const e of claimed) {
+      if (!posted.get(e.account_id)?.applied.includes(e.posting_id)) continue;
+      deps.metrics?.cost.micros.inc({ model: e.model, provider: e.provider, kind: 'list' }, e.list_micros);
+      deps.metrics?.cost.micros.inc({ model: e.model, provider: e.provider, kind: 'charged' }, e.charged_micros);
+    }
+    return posted;
   }
 
   async function publish(events: UsageEvent[], posted: Map<string, PostingResult>): Promise<void> {

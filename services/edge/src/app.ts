@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import cors from 'cors';
 import type express from 'express';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type TypedBus } from '@gw/bus';
@@ -6,8 +7,10 @@ import {
   grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, type HttpHandler, type Logger, type RunningService,
 } from '@gw/platform';
 import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
+import type { Store } from '@gw/store';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
+import { openEdgeRateLimits } from './limits/edge-rate-limits';
 import { checkDeclaredBodySize, forwardTo, handOver, rewriteHeaders } from './proxy/forwarding';
 import { matchRoute, type Upstream } from './proxy/route-table';
 
@@ -15,6 +18,8 @@ export interface EdgeDeps {
   config: EdgeConfig;
   bus: TypedBus<TopicMessages>;
   logger: Logger;
+  /** The distributed engine's store: rate-limit counters shared by every edge instance. Without it they are this process's. */
+  store?: Store;
   /**
    * Services running in this same process (the single-machine mode): requests for them are handed to their
    * own app, with the same identity token and headers, instead of crossing loopback HTTP.
@@ -22,18 +27,30 @@ export interface EdgeDeps {
   inProcess?: Partial<Record<Upstream, HttpHandler>>;
 }
 
+const RATE_LIMIT_HEADERS = ['requests', 'tokens'].flatMap((k) => ['limit', 'remaining', 'reset'].map((f) => `x-ratelimit-${f}-${k}`));
+
 export interface RunningEdge extends RunningService {
   adminPort: number;
 }
 
 /** The only public port: the edge answers no probes or /metrics there; they listen on its admin port. */
-export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDeps): Promise<RunningEdge> {
+export async function startEdge({ config, bus, store, logger, inProcess = {} }: EdgeDeps): Promise<RunningEdge> {
   return startService({
     name: 'edge', logger, host: config.EDGE_HOST, httpPort: config.EDGE_PORT,
     admin: { port: config.EDGE_ADMIN_PORT, host: config.BIND_HOST }, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background, client }) => {
+  }, async ({ health, metrics, background, client }) => {
     const keys = client('keys', new keysProto.gateway.keys.v1.KeysService(config.KEYS_GRPC_ADDR, grpc.credentials.createInsecure(), grpcClientOptions));
-    const auth = new Authenticator(keys, { ttlMs: config.AUTH_CACHE_TTL_MS, staleWindowMs: config.AUTH_STALE_WINDOW_MS });
+    const auth = new Authenticator(keys, {
+      ttlMs: config.AUTH_CACHE_TTL_MS, staleWindowMs: config.AUTH_STALE_WINDOW_MS,
+      negativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS, negativeMaxEntries: config.AUTH_NEGATIVE_CACHE_MAX,
+      onLookup: (outcome) => metrics.edge.keyLookups.inc({ outcome }),
+    });
+    const limits = openEdgeRateLimits({
+      key: { requestsPerMinute: config.RATE_LIMIT_KEY_RPM, tokensPerMinute: config.RATE_LIMIT_KEY_TPM },
+      account: { requestsPerMinute: config.RATE_LIMIT_ACCOUNT_RPM, tokensPerMinute: config.RATE_LIMIT_ACCOUNT_TPM },
+    }, { bus, store, logger, metrics });
+    background('rate-limit-sweeper', limits.sweeper);
+    const limitUsage = background('rate-limit-usage', limits.usage);
     const signer = new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'edge');
     // Each edge instance drops its own cache entries, so each is its own consumer group. Joined in the
     // background: until then cached keys expire by their TTL only.
@@ -66,6 +83,10 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
       .addCheck('keys', keysServing.check)
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('key-events', async () => keyEvents.joined(), 'degraded');
+    // Until it joins, calls' tokens are not counted against the token budgets.
+    health.addCheck('rate-limit-usage', async () => limitUsage.joined(), 'degraded');
+    // The shared rate counters (distributed mode): while away, requests are admitted unlimited.
+    if (store) health.addCheck('rate-limit-store', () => store.ping(), 'degraded');
 
     const forward: express.RequestHandler = async (req, res, next) => {
       const traceId = req.traceId;
@@ -73,9 +94,14 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
         const route = matchRoute(req.path);
         if (!route) throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
         checkDeclaredBodySize(req, bodyLimitOf(route.upstream));
-        const identity = route.auth === 'required'
-          ? await auth.authenticate(extractSecret(req.headers, route.allowXApiKey), traceId)
+        const key = route.auth === 'required'
+          ? await auth.authenticateKey(extractSecret(req.headers, route.allowXApiKey), traceId)
           : null;
+        const identity = key?.identity ?? null;
+        // Tokens are spent by calls to the model routes (POST) only: reading a job or a batch stays possible
+        // once they are used up. Every authenticated request counts against the requests per minute.
+        const spendsTokens = req.method === 'POST' && (route.upstream === 'inference' || route.upstream === 'batch');
+        if (key) await limits.enforce(res, key.identity, spendsTokens, key.rateLimits);
         // Bound to the path with query exactly as the proxy forwards it (req.url is not rewritten).
         rewriteHeaders(req, signer.mint({ method: req.method, path: req.url }, identity, traceId), traceId);
         upstreams[route.upstream](req, res, (err?: unknown) => next(err ?? new NotFoundError('Not found')));
@@ -83,6 +109,13 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
         next(err);
       }
     };
-    return { routes: [forward] };
+    // Preflights are answered here, never forwarded. No credentials: keys travel in the Authorization header.
+    const corsPolicy = config.CORS_ALLOWED_ORIGINS.length === 0 ? [] : [cors({
+      origin: config.CORS_ALLOWED_ORIGINS.includes('*') ? '*' : config.CORS_ALLOWED_ORIGINS,
+      credentials: false,
+      maxAge: 600,
+      exposedHeaders: ['x-request-id', 'retry-after', ...RATE_LIMIT_HEADERS],
+    }) as express.RequestHandler];
+    return { routes: [...corsPolicy, forward] };
   });
 }

@@ -28,6 +28,24 @@ export const edgeConfigSchema = z.object({
    * its deadline); never past the key's own expiry, and never after a key-change event for it. 0 disables.
    */
   AUTH_STALE_WINDOW_MS: z.coerce.number().int().min(0).default(5 * 60_000),
+  /** How long the keys service's refusal of a key is remembered, so a flood of one bad key costs nothing downstream (0 disables). */
+  AUTH_NEGATIVE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Most refused keys remembered at once (least recently seen forgotten first). */
+  AUTH_NEGATIVE_CACHE_MAX: z.coerce.number().int().positive().default(10_000),
+  /** Requests per minute of one API key (0: no limit). */
+  RATE_LIMIT_KEY_RPM: z.coerce.number().int().min(0).default(0),
+  /** Tokens per minute of one API key, counted from the usage of its finished calls (0: no limit). */
+  RATE_LIMIT_KEY_TPM: z.coerce.number().int().min(0).default(0),
+  /** Requests per minute of one account, all its keys together (0: no limit). */
+  RATE_LIMIT_ACCOUNT_RPM: z.coerce.number().int().min(0).default(0),
+  /** Tokens per minute of one account, all its keys together (0: no limit). */
+  RATE_LIMIT_ACCOUNT_TPM: z.coerce.number().int().min(0).default(0),
+  /**
+   * Browser origins allowed to call the API cross-origin, comma-separated (`*` for any); empty: no CORS
+   * headers, so browsers refuse cross-origin calls. Credentials (cookies) are never allowed: keys travel in
+   * the Authorization header.
+   */
+  CORS_ALLOWED_ORIGINS: z.string().default('').transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
   /**
    * A service that sends nothing for this long is cut off: a stream then ends with its error event, any other
    * answer with a 503 or a closed connection. Bounds every wait on a service that hangs; above the longest

@@ -53,8 +53,8 @@ describe('edge readiness', () => {
     return { status: res.status, body: await res.json() };
   }
 
-  it('is ready when keys serves, with the key-event consumer joined', async () => {
-    expect(await readyz()).toEqual({ status: 200, body: { ready: true, checks: { keys: true, bus: true, 'key-events': true }, degraded: [] } });
+  it('is ready when keys serves, with the key-event and rate-limit usage consumers joined', async () => {
+    expect(await readyz()).toEqual({ status: 200, body: { ready: true, checks: { keys: true, bus: true, 'key-events': true, 'rate-limit-usage': true }, degraded: [] } });
   });
 
   it('stays ready with the bus down, reporting it degraded in the body and the metrics', async () => {

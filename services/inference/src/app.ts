@@ -10,6 +10,7 @@ import type { Store } from '@gw/store';
 import { ModelDirectory } from './catalog/model-objects';
 import { modelRoutes } from './catalog/model-routes';
 import { startAsyncChat } from './async-chat/async-chat';
+import { chatJobStore } from './async-chat/chat-job';
 import { chatRoutes } from './chat/chat-routes';
 import { ChatService } from './chat/chat-service';
 import type { InferenceConfig } from './config';
@@ -39,7 +40,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
   return startService({
     name: 'inference', logger, host: config.BIND_HOST, httpPort: config.INFERENCE_HTTP_PORT, grpcPort: config.INFERENCE_GRPC_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: config.BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background, publisher: publishes, client, grpcAuthenticator }) => {
+  }, async ({ health, metrics, background, publisher: publishes, client, grpcAuthenticator }) => {
     const catalog = loadCatalog(config.CATALOG_FILE, env);
     const models = new ModelDirectory(catalog);
     const providers = new Map<string, ReturnType<typeof createChatProvider>>();
@@ -49,7 +50,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     };
     client('providers', { close: async () => { await Promise.all([...providers.values()].map((p) => p.close?.())); } });
     const priceBook = PriceBook.fromCatalog(catalog);
-    const router = new DeploymentRouter(chatCatalog(catalog), providerFor, env, logger);
+    const router = new DeploymentRouter(chatCatalog(catalog), providerFor, env, logger, undefined, undefined, metrics);
 
     // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
     const billing = client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
@@ -67,13 +68,15 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     await journal.ensureIndexes();
     journal.start();
     background('open-call-journal', journal);
-    const usage = new UsageRecorder(publisher, journal);
+    const usage = new UsageRecorder(publisher, journal, metrics);
     // Archive records are large: their own batches, sized to the bus's message budget.
     const archive = config.ARCHIVE_MODE === 'off' ? CallArchiver.off(logger) : new CallArchiver(
       publishes('archive-publisher', createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS, maxBatch: CallArchiver.publishBatchFor(config.ARCHIVE_MAX_BODY_BYTES) })),
       { mode: config.ARCHIVE_MODE, maxBodyBytes: config.ARCHIVE_MAX_BODY_BYTES }, logger);
     const chat = new ChatService({ models, router, spend, usage, archive, logger });
     const asyncChat = background('async-chat', await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger }));
+    const chatJobs = chatJobStore(store);
+    metrics.watchJobQueue(chatJobs.kind, () => chatJobs.queueStats());
 
     // The store holds the outbox and the async jobs; the bus has the outbox as its fallback.
     health

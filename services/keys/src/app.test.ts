@@ -46,7 +46,7 @@ describe('startKeysService', () => {
       const health = new healthProto.grpc.health.v1.Health(`127.0.0.1:${svc.grpcPort}`, grpc.credentials.createInsecure());
       try {
         const ok = await callUnary<{ secret: string }, AuthenticateResult>(client, client.Authenticate, { secret: ADMIN });
-        expect(ok).toEqual({ account_id: 'acct_seeded', key_hash: hashSecret(ADMIN), is_management: true, limit_micros: 0, has_limit: false, limit_reset: '', expires_at_ms: 0 });
+        expect(ok).toEqual({ account_id: 'acct_seeded', key_hash: hashSecret(ADMIN), is_management: true, limit_micros: 0, has_limit: false, limit_reset: '', expires_at_ms: 0, requests_per_minute: 0, tokens_per_minute: 0 });
 
         const refused = await new Promise<grpc.ServiceError | null>((resolve) => client.Authenticate({ secret: 'sk-gw-v1-nope' }, (err) => resolve(err)));
         expect(refused?.code).toBe(grpc.status.UNAUTHENTICATED);

@@ -13,6 +13,8 @@ export function toAuthenticateResponse(doc: KeyDoc) {
     has_limit: doc.limit_micros !== null,
     limit_reset: doc.limit_reset ?? '',
     expires_at_ms: doc.expires_at === null ? 0 : Date.parse(doc.expires_at),
+    requests_per_minute: doc.requests_per_minute ?? 0,
+    tokens_per_minute: doc.tokens_per_minute ?? 0,
   };
 }
 

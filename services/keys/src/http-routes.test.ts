@@ -67,7 +67,7 @@ describe('key HTTP routes', () => {
   it('creates a key (201, secret only here) and reads it back as the key itself', async () => {
     const { key, secret } = await create({ name: 'reader', limit: 2.5, limit_reset: 'weekly', expires_at: '2031-01-01T00:00:00Z' });
     expect(Object.keys(key).sort()).toEqual(['created_at', 'disabled', 'expires_at', 'hash', 'label', 'limit', 'limit_remaining',
-      'limit_reset', 'name', 'updated_at', 'usage', 'usage_daily', 'usage_monthly', 'usage_weekly'].sort());
+      'limit_reset', 'name', 'requests_per_minute', 'tokens_per_minute', 'updated_at', 'usage', 'usage_daily', 'usage_monthly', 'usage_weekly'].sort());
     expect(key).toMatchObject({ hash: hashSecret(secret), limit: 2.5, limit_remaining: 2.5, limit_reset: 'weekly', expires_at: '2031-01-01T00:00:00.000Z' });
 
     billing.usage.set(key.hash, { total: 1_000_000, daily: 100_000, weekly: 700_000, monthly: 900_000 });

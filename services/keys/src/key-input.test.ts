@@ -16,10 +16,12 @@ function paramOf(fn: () => unknown): string | null {
 describe('parseCreateKey', () => {
   it('accepts a full body and converts the limit exactly to micros', () => {
     expect(parseCreateKey({ name: ' ci ', limit: 12.345678, limit_reset: 'weekly', expires_at: '2030-02-01T10:00:00+02:00' }, now)).toEqual({
-      name: 'ci', limit_micros: 12_345_678, limit_reset: 'weekly', expires_at: '2030-02-01T08:00:00.000Z',
+      name: 'ci', limit_micros: 12_345_678, limit_reset: 'weekly', expires_at: '2030-02-01T08:00:00.000Z', requests_per_minute: null, tokens_per_minute: null,
     });
-    expect(parseCreateKey({ name: 'n', limit: null, limit_reset: null, expires_at: null }, now))
-      .toEqual({ name: 'n', limit_micros: null, limit_reset: null, expires_at: null });
+    expect(parseCreateKey({ name: 'n', limit: null, limit_reset: null, expires_at: null, requests_per_minute: null, tokens_per_minute: null }, now))
+      .toEqual({ name: 'n', limit_micros: null, limit_reset: null, expires_at: null, requests_per_minute: null, tokens_per_minute: null });
+    expect(parseCreateKey({ name: 'n', requests_per_minute: 60, tokens_per_minute: 100_000 }, now))
+      .toMatchObject({ requests_per_minute: 60, tokens_per_minute: 100_000 });
     expect(parseCreateKey({ name: 'n', limit: 0.1 }, now).limit_micros).toBe(100_000);
   });
 
@@ -38,6 +40,9 @@ describe('parseCreateKey', () => {
     [{ name: 'n', expires_at: '2030-02-01T10:00:00' }, 'expires_at'],
     [{ name: 'n', expires_at: '2029-12-31T23:59:59Z' }, 'expires_at'],
     [{ name: 'n', expires_at: 1893456000000 }, 'expires_at'],
+    [{ name: 'n', requests_per_minute: 0 }, 'requests_per_minute'],
+    [{ name: 'n', requests_per_minute: 1.5 }, 'requests_per_minute'],
+    [{ name: 'n', tokens_per_minute: '100' }, 'tokens_per_minute'],
     [{ name: 'n', disabled: true }, 'disabled'],
     [{ name: 'n', colour: 'red' }, 'colour'],
     [[], 'body'],

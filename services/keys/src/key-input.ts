@@ -47,6 +47,13 @@ function parseLimitReset(value: unknown): LimitReset | null {
   return value as LimitReset;
 }
 
+/** A per-minute rate limit: a positive integer, or null for the gateway's default. */
+function parsePerMinute(value: unknown, param: 'requests_per_minute' | 'tokens_per_minute'): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new InputError(`${param} must be a positive integer or null`, param);
+  return value;
+}
+
 // A time needs an explicit zone: a bare local time would mean different instants on different servers.
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
@@ -60,18 +67,20 @@ function parseExpiresAt(value: unknown, now: Date): string | null {
 
 export function parseCreateKey(raw: unknown, now: Date): CreateKeyInput {
   const body = asObject(raw);
-  rejectUnknown(body, ['name', 'limit', 'limit_reset', 'expires_at']);
+  rejectUnknown(body, ['name', 'limit', 'limit_reset', 'expires_at', 'requests_per_minute', 'tokens_per_minute']);
   return {
     name: parseName(body.name),
     limit_micros: body.limit === undefined ? null : parseLimit(body.limit),
     limit_reset: body.limit_reset === undefined ? null : parseLimitReset(body.limit_reset),
     expires_at: body.expires_at === undefined ? null : parseExpiresAt(body.expires_at, now),
+    requests_per_minute: body.requests_per_minute === undefined ? null : parsePerMinute(body.requests_per_minute, 'requests_per_minute'),
+    tokens_per_minute: body.tokens_per_minute === undefined ? null : parsePerMinute(body.tokens_per_minute, 'tokens_per_minute'),
   };
 }
 
 export function parseUpdateKey(raw: unknown): KeyChanges {
   const body = asObject(raw);
-  rejectUnknown(body, ['name', 'disabled', 'limit', 'limit_reset']);
+  rejectUnknown(body, ['name', 'disabled', 'limit', 'limit_reset', 'requests_per_minute', 'tokens_per_minute']);
   const changes: KeyChanges = {};
   if (body.name !== undefined) changes.name = parseName(body.name);
   if (body.disabled !== undefined) {
@@ -80,6 +89,8 @@ export function parseUpdateKey(raw: unknown): KeyChanges {
   }
   if (body.limit !== undefined) changes.limit_micros = parseLimit(body.limit);
   if (body.limit_reset !== undefined) changes.limit_reset = parseLimitReset(body.limit_reset);
+  if (body.requests_per_minute !== undefined) changes.requests_per_minute = parsePerMinute(body.requests_per_minute, 'requests_per_minute');
+  if (body.tokens_per_minute !== undefined) changes.tokens_per_minute = parsePerMinute(body.tokens_per_minute, 'tokens_per_minute');
   return changes;
 }
 

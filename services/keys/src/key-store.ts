@@ -13,12 +13,15 @@ export interface KeyDoc extends Doc {
   is_management: boolean;
   limit_micros: number | null;
   limit_reset: LimitReset | null;
+  /** The key's own rate limits per minute, enforced at the edge; null or absent: the gateway's default. */
+  requests_per_minute?: number | null;
+  tokens_per_minute?: number | null;
   created_at: string;
   updated_at: string;
   expires_at: string | null;
 }
 
-export type KeyChanges = Partial<Pick<KeyDoc, 'name' | 'disabled' | 'limit_micros' | 'limit_reset'>>;
+export type KeyChanges = Partial<Pick<KeyDoc, 'name' | 'disabled' | 'limit_micros' | 'limit_reset' | 'requests_per_minute' | 'tokens_per_minute'>>;
 
 export interface ListKeysQuery {
   offset: number;

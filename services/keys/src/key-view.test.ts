@@ -27,7 +27,7 @@ describe('toKeyObject', () => {
     };
     expect(toKeyObject(doc, usage)).toEqual({
       hash: doc._id, name: 'n', label: 'sk-gw-v1-abc...ff', disabled: false, limit: 10, limit_remaining: 2.499999,
-      limit_reset: 'monthly', usage: 9, usage_daily: 1.25, usage_weekly: 3, usage_monthly: 7.500001,
+      limit_reset: 'monthly', requests_per_minute: null, tokens_per_minute: null, usage: 9, usage_daily: 1.25, usage_weekly: 3, usage_monthly: 7.500001,
       created_at: 't0', updated_at: 't1', expires_at: null,
     });
   });

@@ -11,6 +11,9 @@ export interface KeyObject {
   limit: number | null;
   limit_remaining: number | null;
   limit_reset: LimitReset | null;
+  /** Rate limits per minute enforced at the edge; null: the gateway's default. */
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
   usage: number;
   usage_daily: number;
   usage_weekly: number;
@@ -48,6 +51,8 @@ export function toKeyObject(doc: KeyDoc, usage: KeyUsageMicros): KeyObject {
     limit: doc.limit_micros === null ? null : usd(doc.limit_micros),
     limit_remaining: remaining === null ? null : usd(remaining),
     limit_reset: doc.limit_reset,
+    requests_per_minute: doc.requests_per_minute ?? null,
+    tokens_per_minute: doc.tokens_per_minute ?? null,
     usage: usd(usage.total),
     usage_daily: usd(usage.daily),
     usage_weekly: usd(usage.weekly),

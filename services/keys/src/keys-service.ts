@@ -26,6 +26,9 @@ export interface CreateKeyInput {
   limit_micros: number | null;
   limit_reset: LimitReset | null;
   expires_at: string | null;
+  /** Rate limits per minute of the key; null: the gateway's default. */
+  requests_per_minute?: number | null;
+  tokens_per_minute?: number | null;
 }
 
 export interface KeysServiceDeps {
@@ -144,6 +147,8 @@ export class KeysService {
       is_management: isManagement,
       limit_micros: input.limit_micros,
       limit_reset: input.limit_reset,
+      requests_per_minute: input.requests_per_minute ?? null,
+      tokens_per_minute: input.tokens_per_minute ?? null,
       created_at: at,
       updated_at: at,
       expires_at: input.expires_at,

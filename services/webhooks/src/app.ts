@@ -4,7 +4,8 @@ import { GuardedHttpClient, outboundPolicyFromConfig } from '@gw/net-guard';
 import { startService, type Logger, type RunningService } from '@gw/platform';
 import type { Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
-import { CallbackIntake, startCallbackConsumer } from './callback-intake';
+import { TOPICS } from '@gw/proto';
+import { CALLBACK_CONSUMER_GROUP, CallbackIntake, startCallbackConsumer } from './callback-intake';
 import type { WebhooksConfig } from './config';
 import { DELIVERY_JOB_KIND, deliveryHandler, type DeliveryPayload, type DeliveryResult } from './delivery';
 import { DeliveryLog } from './delivery-log';
@@ -36,7 +37,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions): Promis
   return startService({
     name: 'webhooks', logger, host: config.BIND_HOST, httpPort: config.WEBHOOKS_HTTP_PORT,
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
-  }, async ({ health, background }) => {
+  }, async ({ health, metrics, background }) => {
     const settings = SettingsStore.over(store);
     const log = DeliveryLog.over(store);
     const jobs = new JobStore<DeliveryPayload, DeliveryResult>({ store, kind: DELIVERY_JOB_KIND, clock: now });
@@ -50,9 +51,10 @@ export async function startWebhooksService(opts: WebhooksServiceOptions): Promis
     const pool = background('delivery-workers', new JobWorkerPool<DeliveryPayload, DeliveryResult>({
       jobs, logger, workers: config.WEBHOOKS_WORKERS, leaseMs: config.WEBHOOKS_LEASE_MS, pollMs: config.WEBHOOKS_POLL_MS,
       cancelCheckMs: config.WEBHOOKS_LEASE_MS, shutdownGraceMs: 2_000,
-      handler: deliveryHandler({ log, settings, secrets, client, logger, now }),
+      handler: deliveryHandler({ log, settings, secrets, client, logger, now, metrics }),
     }));
     pool.start();
+    metrics.watchJobQueue(jobs.kind, () => jobs.queueStats());
     // A delivery no worker started within its window (the whole service was down a day) is marked expired.
     background('delivery-expiry', new JobExpirySweeper(jobs, 60_000, logger)).start();
     const intake = new CallbackIntake(jobs, settings, () => pool.wake(), logger, now);
@@ -62,6 +64,8 @@ export async function startWebhooksService(opts: WebhooksServiceOptions): Promis
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
       .addCheck('callback-consumer', async () => consumer.joined(), 'degraded');
+    const lagOf = bus.consumerLag?.bind(bus);
+    if (lagOf) metrics.watchConsumerLag(CALLBACK_CONSUMER_GROUP, () => lagOf(CALLBACK_CONSUMER_GROUP, [TOPICS.callbacks]));
 
     const service = new WebhooksService({ settings, log, secrets, intake, policy, now });
     return { routes: [webhooksRouter(service)] };

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { interruptReason, type JobHandler, type JobRun } from '@gw/jobs';
 import type { GuardedHttpClient } from '@gw/net-guard';
-import { UpstreamError, type Logger } from '@gw/platform';
+import { UpstreamError, type Logger, type Metrics } from '@gw/platform';
 import type { DeliveryAttemptDoc, DeliveryLog } from './delivery-log';
 import { DELIVERY_POLICIES, type CallbackKind, type DeliveryPolicy } from './delivery-policy';
 import { signatureHeaders } from './signature';
@@ -37,6 +37,8 @@ export interface DeliveryDeps {
   client: GuardedHttpClient;
   logger: Logger;
   now?: () => number;
+  /** Where attempts are counted by outcome (the service's /metrics). */
+  metrics?: Metrics;
 }
 
 const USER_AGENT = 'gateway-webhooks/1';
@@ -76,6 +78,7 @@ export function deliveryHandler(deps: DeliveryDeps): JobHandler<DeliveryPayload,
       lastEndedMs = now();
     }
     deps.logger.warn({ eventId: p.event_id, accountId: p.account_id, event: p.event, attempts: policy.attempts }, 'callback not acknowledged; giving up');
+    deps.metrics?.webhooks.deliveries.inc({ outcome: 'abandoned' });
     throw new UpstreamError(`The callback was not acknowledged after ${policy.attempts} attempts`, undefined, 'callback_undelivered');
   };
 }
@@ -102,6 +105,7 @@ async function attemptOnce(
 ): Promise<AttemptOutcome> {
   const finish = async (outcome: AttemptOutcome, error: string | null) => {
     await deps.log.finish(id, { ...outcome, latencyMs: now() - started, error, atMs: now() });
+    deps.metrics?.webhooks.deliveries.inc({ outcome: outcome.succeeded ? 'succeeded' : 'failed' });
     return outcome;
   };
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };

@@ -3,7 +3,7 @@ import type { Logger } from '@gw/platform';
 import type { Store } from '@gw/store';
 import type { Bus, BusMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../port';
 import { KeyedQueue } from '../internal/async';
-import type { GroupDoc } from './docs';
+import { groupDocId, type GroupDoc } from './docs';
 import { GroupLease } from './group-lease';
 import { assertTopicName, GROUPS_COLLECTION } from './names';
 import { TopicConsumer, type TopicConsumerTimings } from './topic-consumer';
@@ -108,6 +108,15 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
     },
 
     ping: () => store.ping(),
+
+    async consumerLag(group: string, topics: string[]): Promise<Record<string, number>> {
+      const lag: Record<string, number> = {};
+      for (const topic of topics) {
+        const [meta, committed] = await Promise.all([logs.meta(topic), groups.findOne({ _id: groupDocId(group, topic) })]);
+        if (committed) lag[topic] = Math.max(0, (meta?.seq ?? 0) - committed.offset);
+      }
+      return lag;
+    },
 
     /** Stops this bus's consumers; the store belongs to the caller and stays open. */
     async close(): Promise<void> {

@@ -119,6 +119,22 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
       }
     },
 
+    async consumerLag(group: string, topicNames: string[]): Promise<Record<string, number>> {
+      const a = await admin.get();
+      const committed = await a.fetchOffsets({ groupId: group, topics: topicNames });
+      const lag: Record<string, number> = {};
+      for (const { topic, partitions } of committed) {
+        // -1: the group has committed nothing on the partition; a group with no commit anywhere has not started.
+        if (partitions.every((p) => Number(p.offset) < 0)) continue;
+        const ends = await a.fetchTopicOffsets(topic);
+        lag[topic] = ends.reduce((sum, end) => {
+          const at = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
+          return sum + Math.max(0, Number(end.high) - (at < 0 ? Number(end.low) : at));
+        }, 0);
+      }
+      return lag;
+    },
+
     async close(): Promise<void> {
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.stop()));

@@ -153,6 +153,41 @@ describe('Authenticator against the real keys service', () => {
     expect(rpcs.length).toBe(before + 2);
   });
 
+  it('with a negative cache, a flood of one bad key costs at most one lookup per TTL', async () => {
+    let now = 1_000_000;
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0, negativeTtlMs: 5_000, now: () => now });
+    const before = rpcs.length;
+    const results = await Promise.all(Array.from({ length: 50 }, () => outcome(auth.authenticate('sk-gw-v1-flood', 't'))));
+    for (let i = 0; i < 50; i++) results.push(await outcome(auth.authenticate('sk-gw-v1-flood', 't')));
+    expect(new Set(results)).toEqual(new Set(['401 invalid_api_key']));
+    expect(rpcs.length).toBe(before + 1);
+    now += 5_001;
+    expect(await outcome(auth.authenticate('sk-gw-v1-flood', 't'))).toBe('401 invalid_api_key');
+    expect(rpcs.length).toBe(before + 2);
+  });
+
+  it('the negative cache is bounded: the least recently refused key is forgotten first', async () => {
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0, negativeTtlMs: 60_000, negativeMaxEntries: 2 });
+    for (const k of ['sk-gw-v1-a', 'sk-gw-v1-b', 'sk-gw-v1-c']) await outcome(auth.authenticate(k, 't'));
+    const before = rpcs.length;
+    await outcome(auth.authenticate('sk-gw-v1-c', 't'));
+    await outcome(auth.authenticate('sk-gw-v1-b', 't'));
+    expect(rpcs.length).toBe(before);
+    await outcome(auth.authenticate('sk-gw-v1-a', 't'));
+    expect(rpcs.length).toBe(before + 1);
+  });
+
+  it('a key-change event forgets a refusal: a re-enabled key works at once', async () => {
+    const created = await manage('POST', '/v1/keys', { name: 'off and on' });
+    await manage('PATCH', `/v1/keys/${created.data.hash}`, { disabled: true });
+    const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0, negativeTtlMs: 60_000 });
+    expect(await outcome(auth.authenticate(created.key, 't'))).toBe('401 key_disabled');
+    await manage('PATCH', `/v1/keys/${created.data.hash}`, { disabled: false });
+    expect(await outcome(auth.authenticate(created.key, 't'))).toBe('401 key_disabled'); // remembered: no event yet
+    auth.invalidate(created.data.hash);
+    expect(await outcome(auth.authenticate(created.key, 't'))).toBe('allowed');
+  });
+
   it('an invalidation drops the cached key at once', async () => {
     const created = await manage('POST', '/v1/keys', { name: 'to disable' });
     const auth = new Authenticator(keysClient(), { ttlMs: 60_000, staleWindowMs: 0 });

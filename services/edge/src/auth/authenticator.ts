@@ -1,9 +1,21 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { AuthenticationError, callUnary, type Identity } from '@gw/platform';
 import type { AuthenticateResult, KeysServiceClient } from '@gw/proto';
 
-interface CacheEntry {
+/** A key's own rate limits per minute (0: the gateway's default). */
+export interface KeyRateLimits {
+  requestsPerMinute: number;
+  tokensPerMinute: number;
+}
+
+/** What the keys service says about a valid key. */
+export interface AuthenticatedKey {
   identity: Identity;
+  rateLimits: KeyRateLimits;
+}
+
+interface CacheEntry extends AuthenticatedKey {
   /** Served without asking the keys service until then. */
   freshUntil: number;
   /** Served while the keys service cannot answer until then. */
@@ -21,6 +33,12 @@ export interface AuthCacheOptions {
   now?: () => number;
   /** Deadline of one Authenticate call; default the platform's internal call deadline. */
   deadlineMs?: number;
+  /** How long the keys service's refusal of a secret is remembered (0: never). */
+  negativeTtlMs?: number;
+  /** Most refused secrets remembered at once; the least recently seen is forgotten first. */
+  negativeMaxEntries?: number;
+  /** Told of every lookup the keys service was asked (the edge's metrics). */
+  onLookup?: (outcome: 'valid' | 'refused' | 'unavailable') => void;
 }
 
 /**
@@ -28,28 +46,43 @@ export interface AuthCacheOptions {
  * Entries expire after a short TTL and are dropped at once when a key-change event names them. When the
  * keys service cannot answer (down, overloaded, its store away), a key verified within the stale window is
  * still served, so a short outage does not refuse every client whose entry just expired. Never served past
- * the key's own expiry, and never after the keys service said the key is not valid. Failures are not
- * cached, so a key that starts working is usable immediately.
+ * the key's own expiry, and never after the keys service said the key is not valid.
+ *
+ * A refusal (unknown, disabled, expired key) is remembered for a short TTL in a bounded LRU, so a flood of
+ * requests with one bad key costs one lookup per TTL; a key-change event for the key forgets it at once (a
+ * re-enabled key works immediately). Failures of the keys service itself are never remembered.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly inflight = new Map<string, Promise<Identity>>();
+  private readonly inflight = new Map<string, Promise<AuthenticatedKey>>();
+  private readonly refused: LRUCache<string, AuthenticationError> | null;
   /** Bumped by every invalidation: a lookup that straddles one must not cache (or share) what it read before. */
   private epoch = 0;
   private readonly now: () => number;
 
   constructor(private readonly keys: KeysServiceClient, private readonly opts: AuthCacheOptions) {
     this.now = opts.now ?? Date.now;
+    const negativeTtlMs = opts.negativeTtlMs ?? 0;
+    this.refused = negativeTtlMs > 0
+      ? new LRUCache({ max: opts.negativeMaxEntries ?? 10_000, ttl: negativeTtlMs, ttlResolution: 0, perf: { now: this.now } })
+      : null;
   }
 
   async authenticate(secret: string, traceId: string): Promise<Identity> {
+    return (await this.authenticateKey(secret, traceId)).identity;
+  }
+
+  /** The key's identity and its own rate limits. */
+  async authenticateKey(secret: string, traceId: string): Promise<AuthenticatedKey> {
     const hash = createHash('sha256').update(secret).digest('hex');
     const hit = this.usable(hash);
-    if (hit && hit.freshUntil > this.now()) return hit.identity;
+    if (hit && hit.freshUntil > this.now()) return hit;
+    const refusal = this.refused?.get(hash);
+    if (refusal) throw refusal;
     // Concurrent first requests with one key share a single lookup.
     let pending = this.inflight.get(hash);
     if (!pending) {
-      const started: Promise<Identity> = this.lookup(secret, hash, traceId).finally(() => {
+      const started: Promise<AuthenticatedKey> = this.lookup(secret, hash, traceId).finally(() => {
         if (this.inflight.get(hash) === started) this.inflight.delete(hash);
       });
       pending = started;
@@ -60,7 +93,7 @@ export class Authenticator {
     } catch (err) {
       // Only the entry seen before the lookup, if no key event dropped it meanwhile, and still in its window.
       const stale = this.usable(hash);
-      if (stale && stale === hit && keysCouldNotAnswer(err) && stale.staleUntil > this.now()) return stale.identity;
+      if (stale && stale === hit && keysCouldNotAnswer(err) && stale.staleUntil > this.now()) return stale;
       throw err;
     }
   }
@@ -69,6 +102,7 @@ export class Authenticator {
     this.epoch++;
     this.cache.delete(keyHash);
     this.inflight.delete(keyHash);
+    this.refused?.delete(keyHash);
   }
 
   /** The cache entry for `hash` unless the key itself has expired (then it is dropped). */
@@ -81,16 +115,21 @@ export class Authenticator {
     return entry;
   }
 
-  private async lookup(secret: string, hash: string, traceId: string): Promise<Identity> {
+  private async lookup(secret: string, hash: string, traceId: string): Promise<AuthenticatedKey> {
     const epoch = this.epoch;
     let res: AuthenticateResult;
     try {
       res = await callUnary<{ secret: string }, AuthenticateResult>(this.keys, this.keys.Authenticate, { secret }, { traceId, deadlineMs: this.opts.deadlineMs });
     } catch (err) {
+      this.opts.onLookup?.(keysCouldNotAnswer(err) ? 'unavailable' : 'refused');
       // The keys service's verdict (unknown, disabled, expired key) ends any stale serving of it.
-      if (!keysCouldNotAnswer(err)) this.cache.delete(hash);
+      if (!keysCouldNotAnswer(err)) {
+        this.cache.delete(hash);
+        if (epoch === this.epoch) this.refused?.set(hash, err as AuthenticationError);
+      }
       throw err;
     }
+    this.opts.onLookup?.('valid');
     const identity: Identity = {
       accountId: res.account_id,
       keyHash: res.key_hash,
@@ -98,11 +137,12 @@ export class Authenticator {
       keyLimitMicros: res.has_limit ? res.limit_micros : null,
       keyLimitReset: res.limit_reset === 'daily' || res.limit_reset === 'weekly' || res.limit_reset === 'monthly' ? res.limit_reset : null,
     };
+    const rateLimits: KeyRateLimits = { requestsPerMinute: res.requests_per_minute, tokensPerMinute: res.tokens_per_minute };
     if (this.opts.ttlMs > 0 && epoch === this.epoch) {
       const freshUntil = this.now() + this.opts.ttlMs;
-      this.cache.set(hash, { identity, freshUntil, staleUntil: freshUntil + this.opts.staleWindowMs, keyExpiresAt: res.expires_at_ms });
+      this.cache.set(hash, { identity, rateLimits, freshUntil, staleUntil: freshUntil + this.opts.staleWindowMs, keyExpiresAt: res.expires_at_ms });
     }
-    return identity;
+    return { identity, rateLimits };
   }
 }
 

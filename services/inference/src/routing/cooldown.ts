@@ -16,13 +16,14 @@ export class CooldownTracker {
     return false;
   }
 
-  failed(id: string): void {
+  /** Counts a failure; true when it put the deployment in cooldown. */
+  failed(id: string): boolean {
     const n = (this.failures.get(id) ?? 0) + 1;
     this.failures.set(id, n);
-    if (n >= this.threshold) {
-      this.coolingUntil.set(id, this.now() + this.cooldownMs);
-      this.failures.set(id, 0);
-    }
+    if (n < this.threshold) return false;
+    this.coolingUntil.set(id, this.now() + this.cooldownMs);
+    this.failures.set(id, 0);
+    return true;
   }
 
   succeeded(id: string): void {

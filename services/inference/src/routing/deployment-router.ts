@@ -1,7 +1,7 @@
 import type { Catalog, CatalogModel, Deployment, ProviderConfig } from '@gw/catalog';
 import type { ChatProvider, ChatTarget } from '@gw/provider-spec';
 import { isRetryableUpstreamError } from '@gw/provider-spec';
-import { TimeoutError, type Logger } from '@gw/platform';
+import { GatewayError, TimeoutError, UpstreamError, type Logger, type Metrics } from '@gw/platform';
 import { CooldownTracker } from './cooldown';
 import { orderDeployments } from './order-deployments';
 
@@ -45,6 +45,8 @@ export class DeploymentRouter {
     private readonly logger: Logger,
     private readonly policy: RoutingPolicy = DEFAULT_ROUTING_POLICY,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    /** Where attempts, retries, fallbacks and cooldowns are counted (the service's /metrics). */
+    private readonly metrics: Metrics | null = null,
   ) {
     this.cooldown = new CooldownTracker(policy.failuresBeforeCooldown, policy.cooldownMs);
     for (const model of catalog.models) {
@@ -81,18 +83,23 @@ export class DeploymentRouter {
     let lastError: unknown = new Error(`No deployment for model ${model.id}`);
     for (const route of this.candidates(model, accept)) {
       for (let tryNo = 0; ; tryNo++) {
+        const attempt = { model: model.id, provider: route.providerName };
         try {
           const result = await call(route);
           this.cooldown.succeeded(route.deployment.id);
+          this.metrics?.calls.total.inc({ ...attempt, status: 'ok' });
           return { result, route };
         } catch (err) {
           lastError = err;
+          this.metrics?.calls.total.inc({ ...attempt, status: attemptStatus(err) });
           if (!isRetryableUpstreamError(err)) throw err;
-          this.cooldown.failed(route.deployment.id);
+          if (this.cooldown.failed(route.deployment.id)) this.metrics?.routing.cooldowns.inc({ deployment: route.deployment.id });
           if (err instanceof TimeoutError || tryNo >= this.policy.maxRetries) {
             log.warn({ deployment: route.deployment.id, err: (err as Error).message }, 'deployment failed; falling back');
+            this.metrics?.routing.fallbacks.inc({ model: model.id, deployment: route.deployment.id });
             break;
           }
+          this.metrics?.routing.retries.inc({ provider: route.providerName, deployment: route.deployment.id });
           await this.sleep(this.backoff(tryNo, err));
         }
       }
@@ -106,4 +113,10 @@ export class DeploymentRouter {
     if (Number.isFinite(retryAfter) && retryAfter >= 0 && retryAfter * 1000 <= this.policy.maxBackoffMs) return retryAfter * 1000;
     return exponential;
   }
+}
+
+/** The provider's HTTP status when it answered, else what went wrong (`unreachable`, the gateway's status). */
+function attemptStatus(err: unknown): string {
+  if (err instanceof UpstreamError) return err.upstreamStatus === undefined ? 'unreachable' : String(err.upstreamStatus);
+  return err instanceof GatewayError ? String(err.status) : 'error';
 }

@@ -2,6 +2,7 @@ import type { CallHold } from '@gw/billed-call';
 import type { TypedPublisher } from '@gw/bus';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
+import type { Metrics } from '@gw/platform';
 import type { Usage } from '@gw/provider-spec';
 import type { OpenCall, OpenCallJournal, OpenCallStart } from './open-call-journal';
 
@@ -29,7 +30,12 @@ export interface CallRecord {
  * unavailable bus delays the event but never loses it); billing computes the charge and settles the call's hold.
  */
 export class UsageRecorder {
-  constructor(private readonly publisher: TypedPublisher<TopicMessages>, private readonly journal: OpenCallJournal) {}
+  constructor(
+    private readonly publisher: TypedPublisher<TopicMessages>,
+    private readonly journal: OpenCallJournal,
+    /** Where latency, time to first token and tokens are counted (the service's /metrics). */
+    private readonly metrics: Metrics | null = null,
+  ) {}
 
   /**
    * Journals a stream (written by `sendingTo` before each provider attempt), so its usage is billed, estimated,
@@ -66,5 +72,18 @@ export class UsageRecorder {
       media_ids: [],
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
+    this.observe(call, now);
+  }
+
+  private observe(call: CallRecord, now: number): void {
+    if (!this.metrics) return;
+    const labels = { model: call.model, provider: call.providerName };
+    const { calls } = this.metrics;
+    calls.latency.observe(labels, (now - call.startedAt) / 1000);
+    calls.timeToFirstToken.observe(labels, Math.max(0, call.firstByteAt - call.startedAt) / 1000);
+    const input = call.usage.prompt_tokens ?? call.usage.input_tokens ?? 0;
+    const output = call.usage.completion_tokens ?? call.usage.output_tokens ?? 0;
+    if (input > 0) calls.tokens.inc({ ...labels, kind: 'input' }, input);
+    if (output > 0) calls.tokens.inc({ ...labels, kind: 'output' }, output);
   }
 }

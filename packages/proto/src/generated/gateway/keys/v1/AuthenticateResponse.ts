@@ -22,6 +22,11 @@ export interface AuthenticateResponse {
    * Unix milliseconds; 0 = never expires.
    */
   'expires_at_ms'?: (number | string | Long);
+  /**
+   * The key's own rate limits per minute; 0 = the gateway's configured default.
+   */
+  'requests_per_minute'?: (number | string | Long);
+  'tokens_per_minute'?: (number | string | Long);
 }
 
 export interface AuthenticateResponse__Output {
@@ -44,4 +49,9 @@ export interface AuthenticateResponse__Output {
    * Unix milliseconds; 0 = never expires.
    */
   'expires_at_ms': (number);
+  /**
+   * The key's own rate limits per minute; 0 = the gateway's configured default.
+   */
+  'requests_per_minute': (number);
+  'tokens_per_minute': (number);
 }

@@ -1,0 +1,85 @@
+import type { ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { subscribeInBackground, type BackgroundSubscription, type TypedBus } from '@gw/bus';
+import type { Identity, Logger, Metrics } from '@gw/platform';
+import { TOPICS, type TopicMessages } from '@gw/proto';
+import type { Store } from '@gw/store';
+import { RateLimiter, type MinuteLimits, type RateLimitSettings } from './rate-limiter';
+import { MemoryWindowCounters, StoreWindowCounters } from './window-counters';
+
+type UsageMessage = TopicMessages[typeof TOPICS.usage];
+
+const count = (v: unknown): number => {
+  const n = Number(v ?? 0);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+};
+
+/** When the call ended (ms), from its event; absent times mean "now". */
+function endedAt(event: UsageMessage): number | undefined {
+  const at = count(event.created_at_ms) + count(event.latency_ms);
+  return at > 0 ? at : undefined;
+}
+
+/** Tokens a call used: its total, else prompt + completion (or input + output) as the provider reported them. */
+function tokensOf(event: UsageMessage): number {
+  const u = event.usage;
+  if (!u) return 0;
+  return count(u.total_tokens) || count(u.prompt_tokens) + count(u.completion_tokens) || count(u.input_tokens) + count(u.output_tokens);
+}
+
+export interface EdgeRateLimits {
+  /** Counts the request and sets the `x-ratelimit-*` headers; throws the 429 when a limit is reached. */
+  enforce(res: ServerResponse, identity: Identity, metered: boolean, keyLimits: MinuteLimits): Promise<void>;
+  /** The usage consumer (tokens). */
+  usage: BackgroundSubscription;
+  sweeper: { stop(): Promise<void> };
+}
+
+/**
+ * The edge's rate limits. With a store (the distributed mode) the counters are shared by every edge instance
+ * and one consumer group adds each call's tokens once; without one (a single edge) they live in memory.
+ * When the counters cannot be reached the request is admitted (logged): limits protect capacity, and the
+ * spend limits in billing still hold.
+ */
+export function openEdgeRateLimits(
+  settings: RateLimitSettings, deps: { bus: TypedBus<TopicMessages>; store: Store | undefined; logger: Logger; metrics: Metrics },
+): EdgeRateLimits {
+  const { bus, store, logger, metrics } = deps;
+  const log = logger.child({ component: 'rate-limits' });
+  const shared = store ? new StoreWindowCounters(store) : null;
+  // The sweep's index; the edge serves without it (and without its store: requests are then admitted).
+  shared?.init().catch((err: Error) => log.warn({ err: err.message }, 'could not index the rate windows'));
+  const limiter = new RateLimiter(shared ?? new MemoryWindowCounters(), settings);
+
+  // Runs whatever the defaults: any key may have a token limit of its own.
+  const usage = subscribeInBackground(bus, {
+    topics: [TOPICS.usage],
+    // Shared counters: one group adds each call once, from the start of the topic the first time it exists (old
+    // calls fall in minutes already over and count nothing). A single edge: its own group, from now on.
+    group: store ? 'edge-rate-limits' : `edge-rate-limits-${randomUUID()}`,
+    from: store ? 'earliest' : 'latest',
+    handleBatch: async (messages) => {
+      for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value), endedAt(m.value));
+    },
+  }, logger);
+
+  const timer = setInterval(() => { limiter.sweep().catch((err: Error) => log.warn({ err: err.message }, 'sweeping rate windows failed')); }, 60_000);
+  timer.unref();
+
+  return {
+    usage,
+    sweeper: { stop: async () => clearInterval(timer) },
+    async enforce(res, identity, metered, keyLimits) {
+      let admission;
+      try {
+        admission = await limiter.admit(identity, metered, keyLimits);
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'rate counters unreachable; request admitted');
+        return;
+      }
+      for (const [name, value] of Object.entries(admission.headers)) res.setHeader(name, value);
+      if (admission.refusedBy) metrics.edge.rateLimited.inc(admission.refusedBy);
+      if (admission.refusal) throw admission.refusal;
+    },
+  };
+}
