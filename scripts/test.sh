@@ -7,6 +7,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 cd "$GW_ROOT"
 pnpm install --frozen-lockfile --reporter=silent
 pnpm run --silent typecheck
+# helm, kubeconform and the Kubernetes schemas for the chart's tests (built once into .cache/deploy-tools).
+bash scripts/deploy-tools.sh
 mkdir -p .cache
 status=0
 pnpm exec jest --maxWorkers=2 --json --outputFile=.cache/jest-results.json "$@" || status=$?
