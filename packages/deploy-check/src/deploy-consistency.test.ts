@@ -285,15 +285,16 @@ describe('ports and probes match the port variables', () => {
   test(`${DOCKERFILE}: runs the compiled service as a non-root user`, () => {
     const df = loadDockerfile(path.join(ROOT, DOCKERFILE));
     const problems: string[] = [];
-    const cmd = df.finalStage.filter((i) => i.instruction === 'CMD').pop()?.args ?? '';
+    const entry = df.finalStage.filter((i) => i.instruction === 'ENTRYPOINT').pop()?.args ?? '';
     let argv: string[] = [];
     try {
-      argv = JSON.parse(cmd);
+      argv = JSON.parse(entry);
     } catch {
-      problems.push(`${DOCKERFILE} CMD is not in exec (JSON) form: ${cmd}`);
+      problems.push(`${DOCKERFILE} ENTRYPOINT is not in exec (JSON) form: ${entry || '(none)'}`);
     }
-    if (argv.length && argv[argv.length - 1] !== 'main.js') problems.push(`${DOCKERFILE} CMD is ${cmd}; it must run main.js, which build-service.sh writes`);
-    if (argv.some((a) => a.includes('tsx') || a.endsWith('.ts'))) problems.push(`${DOCKERFILE} CMD ${cmd} runs TypeScript; the image runs compiled JavaScript`);
+    if (argv.length && argv[argv.length - 1] !== 'main.js') problems.push(`${DOCKERFILE} ENTRYPOINT is ${entry}; it must run main.js, which build-service.sh writes`);
+    if (argv.some((a) => a.includes('tsx') || a.endsWith('.ts'))) problems.push(`${DOCKERFILE} ENTRYPOINT ${entry} runs TypeScript; the image runs compiled JavaScript`);
+    if (df.finalStage.some((i) => i.instruction === 'CMD')) problems.push(`${DOCKERFILE} sets a CMD: the container's arguments are the program's (the simulators' --port and --host)`);
     const user = df.finalStage.filter((i) => i.instruction === 'USER').pop()?.args;
     if (!user || /^(0|root)(:|$)/.test(user)) problems.push(`${DOCKERFILE} runs as ${user ?? 'root (no USER)'}; it must be a non-root user`);
     const copies = df.finalStage.filter((i) => i.instruction === 'COPY').map((i) => i.args);
