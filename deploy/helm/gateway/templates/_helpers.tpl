@@ -90,3 +90,19 @@ LOG_LEVEL: {{ $root.Values.config.LOG_LEVEL | quote }}
 {{- $root := index . 0 -}}
 {{- printf "%s/%s:%s" $root.Values.image.registry (index . 1) ($root.Values.image.tag | default $root.Chart.AppVersion) -}}
 {{- end -}}
+
+{{/*
+A service's own settings as ConfigMap data: its port variables, the addresses of the services it calls, the
+catalogue's path, then services.<name>.env (which may override any of them).
+*/}}
+{{- define "gateway.serviceConfig" -}}
+{{- $root := index . 0 -}}{{- $name := index . 1 -}}{{- $svc := index $root.Values.services $name -}}
+{{- $data := dict -}}
+{{- range $svc.ports -}}{{- $_ := set $data .env (toString .containerPort) -}}{{- end -}}
+{{- range $k, $v := (include "gateway.wiring" (list $root $name) | fromYaml) -}}{{- $_ := set $data $k (toString $v) -}}{{- end -}}
+{{- if (include "gateway.needs" $name | fromYaml).catalog -}}{{- $_ := set $data "CATALOG_FILE" "/etc/gateway/catalog.json" -}}{{- end -}}
+{{- range $k, $v := $svc.env -}}{{- $_ := set $data $k (toString $v) -}}{{- end -}}
+{{- range $k, $v := $data }}
+{{ $k }}: {{ $v | quote }}
+{{- end -}}
+{{- end -}}
