@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHART_DIR, deployTools } from './chart';
+import { CHART_DIR, deployTools, renderChart } from './chart';
 import { ROOT } from './manifests';
 
 /**
@@ -48,9 +48,29 @@ describe('a chart that breaks the schema fails, naming the object and the field'
   }, 120_000);
 
   test('a value of the wrong type', () => {
-    edit('values.yaml', 'minReplicas: 2, maxReplicas: 10', 'minReplicas: two, maxReplicas: 10');
+    edit('templates/simulator.yaml', 'periodSeconds: 20', 'periodSeconds: twenty');
     const r = run({ DEPLOY_CHECK_CHART: copy });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/HorizontalPodAutoscaler edge is invalid.*\/spec\/minReplicas/);
+    expect(r.stderr).toMatch(/Deployment simulator is invalid.*\/spec\/template\/spec\/containers\/0\/livenessProbe\/periodSeconds/);
   }, 120_000);
+});
+
+describe('values.schema.json: helm refuses values that do not fit, naming them', () => {
+  const refusal = (set: Record<string, string>): string => {
+    try {
+      renderChart([], set);
+    } catch (err) {
+      return String((err as { stderr?: unknown }).stderr ?? err);
+    }
+    throw new Error(`helm rendered the chart with ${JSON.stringify(set)}`);
+  };
+
+  test.each<[string, Record<string, string>, RegExp]>([
+    ['a misspelt setting of a service', { 'services.edge.replica': '3' }, /at '\/services\/edge': additional properties 'replica' not allowed/],
+    ['an embedded store (one Deployment per service needs MongoDB)', { 'config.STORE': 'embedded' }, /at '\/config\/STORE': value must be 'mongo'/],
+    ['an identity secret under 32 bytes', { 'secrets.create': 'true', 'secrets.identity.value': 'short' }, /at '\/secrets\/identity\/value': minLength: got 5, want 32/],
+    ['a service with neither replicas nor an autoscaler', { 'services.edge.autoscaling.enabled': 'false' }, /at '\/services\/edge'/],
+  ])('%s', (_what, set, message) => {
+    expect(refusal(set)).toMatch(message);
+  }, 60_000);
 });
