@@ -7,8 +7,8 @@ import { ROOT } from './manifests';
 
 /**
  * The image build of deploy/docker/Dockerfile without docker: its build stage is deploy/docker/build-service.sh,
- * run here on the edge into a temporary directory; the result is started with plain `node main.js`, as the image's
- * CMD does, and must answer its probes and stop cleanly on SIGTERM.
+ * run here on the edge (and the provider simulators) into a temporary directory; the result is started with plain
+ * `node main.js`, as the image's entry point does, and must answer and stop cleanly on SIGTERM.
  */
 
 const SERVICE = 'edge';
@@ -83,5 +83,28 @@ describe('node main.js', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toContain('"msg":"stopped"');
+  }, 90_000);
+});
+
+describe('the provider simulators, built the same way (SERVICE=simulators)', () => {
+  let sim: string;
+  beforeAll(() => {
+    sim = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gw-image-sim-')), 'app');
+    execFileSync('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), 'simulators', sim], { stdio: ['ignore', 'ignore', 'pipe'] });
+  }, 300_000);
+  afterAll(() => {
+    if (sim) fs.rmSync(path.dirname(sim), { recursive: true, force: true });
+  });
+
+  test('node main.js --port <p> --host 127.0.0.1 serves the OpenAI models list', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['main.js', '--port', String(port), '--host', '127.0.0.1'], { cwd: sim, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor('the compiled simulators', async () => (await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: 'Bearer test' } })).ok, 60_000);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   }, 90_000);
 });
