@@ -9,6 +9,8 @@ cd "$GW_ROOT"
 # Installing also builds the web console (services/console's postinstall: its static files, served by the stack).
 pnpm install --frozen-lockfile --reporter=silent
 pnpm run --silent typecheck
+# helm, kubeconform and the Kubernetes schemas for the chart's tests (built once into .cache/deploy-tools).
+bash scripts/deploy-tools.sh
 mkdir -p .cache
 status=0
 pnpm exec jest --maxWorkers=2 --json --outputFile=.cache/jest-results.json "$@" || status=$?

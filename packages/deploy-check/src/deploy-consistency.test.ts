@@ -12,12 +12,13 @@ import { keysConfigSchema } from '@gw/keys/src/config';
 import { webhooksConfigSchema } from '@gw/webhooks/src/config';
 import { mediaConfigSchema } from '@gw/media/src/config';
 import {
-  containerEnv, healthcheckTarget, loadCluster, loadCompose, loadDockerfile, matchesLabels, rel, serviceSelects,
+  containerEnv, healthcheckTarget, loadCompose, loadDockerfile, matchesLabels, rel, serviceSelects,
   resolveContainerPort, ROOT, serviceFolders, workloads, type EnvVar, type Workload, type Yaml,
 } from './manifests';
+import { CHART_FILES_DIR, checkedCluster } from './chart';
 
 /**
- * The deployment artefacts (docker-compose.yml, deploy/, services/<name>/Dockerfile) must agree with the code:
+ * The deployment artefacts (docker-compose.yml, the Helm chart as rendered, deploy/docker/Dockerfile) must agree with the code:
  * every variable they set is one the service reads, ports and probes are where the service listens, addresses
  * point at a service and port that exist, and each environment passes the service's own config schema.
  * Every check collects what disagrees as sentences and expects that list to be empty.
@@ -55,10 +56,12 @@ const SERVICES: Record<string, ServiceSpec> = {
 const NAMES = serviceFolders();
 const KNOWN = NAMES.filter((n) => n in SERVICES);
 const compose = loadCompose();
-const cluster = loadCluster();
+const cluster = checkedCluster();
 const deployments = workloads(cluster);
 const repoCatalog = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/catalog.json'), 'utf8'));
-const deployCatalogFile = path.join(ROOT, 'deploy/catalog.json');
+const deployCatalogFile = path.join(CHART_FILES_DIR, 'catalog.json');
+const DEPLOY_CATALOG = rel(deployCatalogFile);
+const DOCKERFILE = 'deploy/docker/Dockerfile';
 
 /** Provider credentials: the variables config/catalog.json names (api_key_env, requires_env). */
 const PROVIDER_ENV = new Set<string>(
@@ -121,30 +124,17 @@ describe('inventory', () => {
     expect(problems).toEqual([]);
   });
 
-  test.each(NAMES)('%s has a compose service, a Deployment, a Service and a Dockerfile', (name) => {
+  test.each(NAMES)('%s has a compose service built by the one Dockerfile, a Deployment and a Service', (name) => {
     const problems: string[] = [];
-    if (!compose.services.has(name)) problems.push(`docker-compose.yml has no service "${name}"`);
-    if (!deployments.has(name)) problems.push(`deploy/ has no Deployment named "${name}"`);
+    const svc = compose.services.get(name);
+    if (!svc) problems.push(`docker-compose.yml has no service "${name}"`);
+    else if (svc.raw.build?.dockerfile !== DOCKERFILE || svc.raw.build?.args?.SERVICE !== name) {
+      problems.push(`docker-compose.yml service ${name} must build ${DOCKERFILE} with args SERVICE: ${name}; it builds ${JSON.stringify(svc.raw.build)}`);
+    }
+    if (!deployments.has(name)) problems.push(`the chart renders no Deployment named "${name}"`);
     const w = deployments.get(name);
     if (w && !cluster.of('Service').some((s) => serviceSelects(s.doc, w.podLabels))) {
-      problems.push(`deploy/ has no Service selecting the pods of Deployment ${name}`);
-    }
-    if (!fs.existsSync(path.join(ROOT, 'services', name, 'Dockerfile'))) problems.push(`services/${name}/Dockerfile is missing`);
-    expect(problems).toEqual([]);
-  });
-
-  test('kustomization.yaml lists every YAML file under deploy/, and each file it lists exists', () => {
-    const problems: string[] = [];
-    const k = cluster.kustomization;
-    if (!k) problems.push('deploy/kustomization.yaml is missing');
-    const listed = new Set<string>(((k?.resources ?? []) as string[]).map((r) => path.join(cluster.dir, r)));
-    for (const f of cluster.files) {
-      if (path.basename(f).startsWith('kustomization.')) continue;
-      if (!listed.has(f)) problems.push(`${rel(f)} is not in kustomization.yaml resources, so kubectl apply -k would skip it`);
-    }
-    for (const f of listed) if (!fs.existsSync(f)) problems.push(`kustomization.yaml lists ${rel(f)}, which does not exist`);
-    for (const [gen, files] of cluster.generatedFiles) {
-      for (const f of Object.values(files)) if (!fs.existsSync(f)) problems.push(`configMapGenerator ${gen} reads ${rel(f)}, which does not exist`);
+      problems.push(`the chart renders no Service selecting the pods of Deployment ${name}`);
     }
     expect(problems).toEqual([]);
   });
@@ -298,35 +288,25 @@ describe('ports and probes match the port variables', () => {
     expect(problems).toEqual([]);
   });
 
-  test.each(KNOWN)('Dockerfile: %s', (name) => {
-    const file = path.join(ROOT, 'services', name, 'Dockerfile');
-    if (!fs.existsSync(file)) return;
-    const df = loadDockerfile(file);
-    const defaults = effectivePorts(name, {});
-    const s = spec(name);
+  test(`${DOCKERFILE}: runs the compiled service as a non-root user`, () => {
+    const df = loadDockerfile(path.join(ROOT, DOCKERFILE));
     const problems: string[] = [];
-    const exposed = sorted(df.finalStage.filter((i) => i.instruction === 'EXPOSE').flatMap((i) => i.args.split(/\s+/).map((p) => Number(p.split('/')[0]))));
-    if (!isDeepStrictEqual(exposed, sorted(Object.values(defaults)))) {
-      problems.push(`services/${name}/Dockerfile EXPOSEs [${exposed}], but the defaults are [${sorted(Object.values(defaults))}] (${Object.entries(defaults).map(([k, v]) => `${k}=${v}`).join(', ')})`);
-    }
-    const hc = df.finalStage.find((i) => i.instruction === 'HEALTHCHECK')?.args ?? '';
-    if (!hc.includes(`process.env.${s.probePort} || ${defaults[s.probePort]}`) || !hc.includes('/readyz')) {
-      problems.push(`services/${name}/Dockerfile HEALTHCHECK must call /readyz on process.env.${s.probePort} || ${defaults[s.probePort]}; it is: ${hc || '(none)'}`);
-    }
-    const cmd = df.finalStage.filter((i) => i.instruction === 'CMD').pop()?.args ?? '';
+    const entry = df.finalStage.filter((i) => i.instruction === 'ENTRYPOINT').pop()?.args ?? '';
     let argv: string[] = [];
     try {
-      argv = JSON.parse(cmd);
+      argv = JSON.parse(entry);
     } catch {
-      problems.push(`services/${name}/Dockerfile CMD is not in exec (JSON) form: ${cmd}`);
+      problems.push(`${DOCKERFILE} ENTRYPOINT is not in exec (JSON) form: ${entry || '(none)'}`);
     }
-    const entry = `services/${name}/src/main.ts`;
-    if (argv.length && !isDeepStrictEqual(argv, ['node', '--import', 'tsx', entry])) {
-      problems.push(`services/${name}/Dockerfile CMD is ${cmd}; expected ["node","--import","tsx","${entry}"]`);
-    }
-    if (!fs.existsSync(path.join(ROOT, entry))) problems.push(`${entry}, the image's entry point, does not exist`);
+    if (argv.length && argv[argv.length - 1] !== 'main.js') problems.push(`${DOCKERFILE} ENTRYPOINT is ${entry}; it must run main.js, which build-service.sh writes`);
+    if (argv.some((a) => a.includes('tsx') || a.endsWith('.ts'))) problems.push(`${DOCKERFILE} ENTRYPOINT ${entry} runs TypeScript; the image runs compiled JavaScript`);
+    if (df.finalStage.some((i) => i.instruction === 'CMD')) problems.push(`${DOCKERFILE} sets a CMD: the container's arguments are the program's (the simulators' --port and --host)`);
     const user = df.finalStage.filter((i) => i.instruction === 'USER').pop()?.args;
-    if (!user || /^(0|root)(:|$)/.test(user)) problems.push(`services/${name}/Dockerfile runs as ${user ?? 'root (no USER)'}; it must be a non-root user`);
+    if (!user || /^(0|root)(:|$)/.test(user)) problems.push(`${DOCKERFILE} runs as ${user ?? 'root (no USER)'}; it must be a non-root user`);
+    const copies = df.finalStage.filter((i) => i.instruction === 'COPY').map((i) => i.args);
+    if (!copies.some((c) => c.startsWith('--from=build /out '))) problems.push(`${DOCKERFILE} final stage must copy only the build output (/out); it copies ${JSON.stringify(copies)}`);
+    const build = fs.readFileSync(path.join(ROOT, DOCKERFILE), 'utf8');
+    if (!/bash deploy\/docker\/build-service\.sh "\$\{SERVICE\}" \/out/.test(build)) problems.push(`${DOCKERFILE} build stage must run deploy/docker/build-service.sh "\${SERVICE}" /out (the tested build)`);
     expect(problems).toEqual([]);
   });
 });
@@ -382,7 +362,7 @@ describe('addresses point at a service and port that exist', () => {
   function k8sAddressProblems(at: string, host: string, port: number, service: string, wantPort: number, portVar: string): string[] {
     const svcName = host.split('.')[0];
     const svc = cluster.of('Service').find((s) => s.doc.metadata?.name === svcName);
-    if (!svc) return [`${at}: no Service named "${svcName}" under deploy/`];
+    if (!svc) return [`${at}: no Service named "${svcName}" in the rendered chart`];
     const sp = ((svc.doc.spec?.ports ?? []) as Yaml[]).find((p) => Number(p.port) === port);
     if (!sp) return [`${at}: Service ${svcName} has no port ${port} (it has [${((svc.doc.spec?.ports ?? []) as Yaml[]).map((p) => p.port)}])`];
     const w = deployments.get(service);
@@ -431,11 +411,11 @@ describe('the catalogue', () => {
     providers: Object.fromEntries(Object.entries<Yaml>(c.providers).map(([k, p]) => [k, { ...p, base_url: undefined }])),
   });
 
-  test('deploy/catalog.json is config/catalog.json with deployment addresses (same models, prices and providers)', () => {
+  test(`${DEPLOY_CATALOG} is config/catalog.json with deployment addresses (same models, prices and providers)`, () => {
     const parsed = catalogSchema.safeParse(deployCatalog);
-    expect(parsed.success ? [] : parsed.error.issues.map((i) => `deploy/catalog.json ${i.path.join('.')}: ${i.message}`)).toEqual([]);
+    expect(parsed.success ? [] : parsed.error.issues.map((i) => `${DEPLOY_CATALOG} ${i.path.join('.')}: ${i.message}`)).toEqual([]);
     expect(differences(withoutUrls(repoCatalog), withoutUrls(deployCatalog), '')
-      .map((d) => `deploy/catalog.json ${d}; it must equal config/catalog.json except for provider base_url`)).toEqual([]);
+      .map((d) => `${DEPLOY_CATALOG} ${d}; it must equal config/catalog.json except for provider base_url`)).toEqual([]);
   });
 
   function differences(want: Yaml, got: Yaml, at: string): string[] {
@@ -453,14 +433,14 @@ describe('the catalogue', () => {
       const u = new URL(p.base_url);
       if (u.protocol === 'local:') continue; // an engine inside the calling service's own container (espeak-ng)
       if (u.hostname.includes('.') || u.hostname === 'localhost') {
-        if (/^(127\.|localhost$)/.test(u.hostname)) problems.push(`deploy/catalog.json provider ${id} uses ${p.base_url}: loopback is the inference container itself`);
+        if (/^(127\.|localhost$)/.test(u.hostname)) problems.push(`${DEPLOY_CATALOG} provider ${id} uses ${p.base_url}: loopback is the inference container itself`);
         continue; // a public endpoint
       }
       const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
       if (source === 'compose') {
         const svc = compose.services.get(u.hostname);
-        if (!svc) problems.push(`deploy/catalog.json provider ${id} calls ${p.base_url}, but compose has no service "${u.hostname}"`);
-        else if (!svc.containerPorts.includes(port)) problems.push(`deploy/catalog.json provider ${id} calls port ${port}, but compose service ${u.hostname} declares [${svc.containerPorts}]`);
+        if (!svc) problems.push(`${DEPLOY_CATALOG} provider ${id} calls ${p.base_url}, but compose has no service "${u.hostname}"`);
+        else if (!svc.containerPorts.includes(port)) problems.push(`${DEPLOY_CATALOG} provider ${id} calls port ${port}, but compose service ${u.hostname} declares [${svc.containerPorts}]`);
       } else {
         const svc = cluster.of('Service').find((s) => s.doc.metadata?.name === u.hostname);
         const sp = ((svc?.doc.spec?.ports ?? []) as Yaml[]).find((x) => Number(x.port) === port);
@@ -468,14 +448,14 @@ describe('the catalogue', () => {
         const target = sp && w ? resolveContainerPort(w.container, sp.targetPort ?? sp.port) : undefined;
         const listening = ((w?.container.ports ?? []) as Yaml[]).map((x) => Number(x.containerPort));
         if (!svc || !sp || target === undefined || !listening.includes(target)) {
-          problems.push(`deploy/catalog.json provider ${id} calls ${p.base_url}, but no Service "${u.hostname}" with port ${port} leads to a container port`);
+          problems.push(`${DEPLOY_CATALOG} provider ${id} calls ${p.base_url}, but no Service "${u.hostname}" with port ${port} leads to a container port`);
         }
       }
     }
     expect(problems).toEqual([]);
   });
 
-  test.each(grid.filter(([, name]) => schemaKeys(name).includes('CATALOG_FILE')))('%s: %s reads deploy/catalog.json', (source, name) => {
+  test.each(grid.filter(([, name]) => schemaKeys(name).includes('CATALOG_FILE')))(`%s: %s reads ${DEPLOY_CATALOG}`, (source, name) => {
     const file = envOf(source, name).CATALOG_FILE;
     const at = where(source, name);
     const problems: string[] = [];
@@ -489,7 +469,7 @@ describe('the catalogue', () => {
       });
       const m = mounts.find((x) => x.dst === file);
       if (!m) problems.push(`${at} sets CATALOG_FILE=${file}, but nothing is mounted there`);
-      else if (path.resolve(ROOT, m.src) !== deployCatalogFile) problems.push(`${at} mounts ${m.src} at ${file}; expected ./deploy/catalog.json`);
+      else if (path.resolve(ROOT, m.src) !== deployCatalogFile) problems.push(`${at} mounts ${m.src} at ${file}; expected ./${DEPLOY_CATALOG}`);
     } else {
       const w = deployments.get(name)!;
       const mount = ((w.container.volumeMounts ?? []) as Yaml[]).find((m) => file.startsWith(`${String(m.mountPath).replace(/\/$/, '')}/`));
@@ -498,7 +478,7 @@ describe('the catalogue', () => {
       const key = mount && path.posix.relative(mount.mountPath, file);
       const generatedFrom = cm && key ? cluster.generatedFiles.get(cm)?.[key] : undefined;
       if (!mount || !cm) problems.push(`${at} sets CATALOG_FILE=${file}, but no ConfigMap volume is mounted there`);
-      else if (generatedFrom !== deployCatalogFile) problems.push(`${at} reads key "${key}" of ConfigMap ${cm}, which is not generated from deploy/catalog.json`);
+      else if (generatedFrom !== deployCatalogFile) problems.push(`${at} reads key "${key}" of ConfigMap ${cm}, which is not the content of ${DEPLOY_CATALOG}`);
     }
     expect(problems).toEqual([]);
   });

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 
 /**
  * Reads the deployment artefacts as plain data: docker-compose.yml (with compose's `${VAR:-default}`
- * interpolation), every YAML document under deploy/ (plus the kustomization's generators) and the services'
- * Dockerfiles, and resolves what a container would see: its environment, its ports, its probes.
+ * interpolation), the objects the Helm chart renders (chart.ts) and the Dockerfile, and resolves what a
+ * container would see: its environment, its ports, its probes.
  */
 
 export const ROOT = path.resolve(__dirname, '../../..');
@@ -14,30 +14,6 @@ export const rel = (file: string) => path.relative(ROOT, file);
 // Parsed YAML is untyped data; the checks read it defensively.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Yaml = any;
-
-/** Every document of a (multi-document) YAML file, with `<<` merge keys as compose applies them. */
-export function readYamlDocuments(file: string): Yaml[] {
-  const docs = parseAllDocuments(fs.readFileSync(file, 'utf8'), { merge: true });
-  const list = Array.isArray(docs) ? docs : [];
-  const out: Yaml[] = [];
-  for (const doc of list) {
-    if (doc.errors.length > 0) throw new Error(`${rel(file)}: ${doc.errors.map((e) => e.message).join('; ')}`);
-    const value = doc.toJS();
-    if (value !== null && value !== undefined) out.push(value);
-  }
-  return out;
-}
-
-export function listFiles(dir: string, match: (file: string) => boolean): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return listFiles(full, match);
-    return match(full) ? [full] : [];
-  }).sort();
-}
-
-export const isYaml = (file: string) => /\.ya?ml$/.test(file);
 
 /** Folders under services/: the deployable services. */
 export function serviceFolders(): string[] {
@@ -138,84 +114,49 @@ export function healthcheckTarget(test: Yaml): { port: number; path: string } | 
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// deploy/ (Kubernetes)
+// Kubernetes objects (the Helm chart, rendered: see chart.ts)
 
 export interface K8sObject {
+  /** The chart template it was rendered from (helm's `# Source:` line). */
   file: string;
   doc: Yaml;
 }
 
 export interface Cluster {
-  dir: string;
-  files: string[];
   objects: K8sObject[];
-  kustomization: Yaml | null;
-  /** ConfigMaps and Secrets by name: literal objects and the kustomization's generators. */
+  /** ConfigMaps and Secrets by name, as a container would read them. */
   configMaps: Map<string, Record<string, string>>;
   secrets: Map<string, Record<string, string>>;
-  /** Names of generated ConfigMaps, with the files they carry (key -> path). */
+  /** ConfigMap keys whose content is a file of the chart (ConfigMap name -> key -> file). */
   generatedFiles: Map<string, Record<string, string>>;
   of(kind: string): K8sObject[];
 }
 
-function generatorData(dir: string, gen: Yaml): { data: Record<string, string>; files: Record<string, string> } {
-  const data: Record<string, string> = {};
-  const files: Record<string, string> = {};
-  for (const lit of (gen.literals ?? []) as string[]) {
-    const eq = lit.indexOf('=');
-    data[lit.slice(0, eq)] = lit.slice(eq + 1);
-  }
-  for (const spec of (gen.files ?? []) as string[]) {
-    const [key, file] = spec.includes('=') ? spec.split('=', 2) : [path.basename(spec), spec];
-    const full = path.join(dir, file);
-    files[key] = full;
-    data[key] = fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : '';
-  }
-  for (const envFile of (gen.envs ?? []) as string[]) {
-    for (const line of fs.readFileSync(path.join(dir, envFile), 'utf8').split('\n')) {
-      const t = line.trim();
-      if (!t || t.startsWith('#')) continue;
-      const eq = t.indexOf('=');
-      data[t.slice(0, eq)] = t.slice(eq + 1);
-    }
-  }
-  return { data, files };
-}
-
-export function loadCluster(dir = path.join(ROOT, 'deploy')): Cluster {
-  const files = listFiles(dir, isYaml);
-  const objects: K8sObject[] = [];
-  let kustomization: Yaml | null = null;
-  for (const file of files) {
-    for (const doc of readYamlDocuments(file)) {
-      if (doc.kind === 'Kustomization' || path.basename(file).startsWith('kustomization.')) kustomization = doc;
-      else objects.push({ file, doc });
-    }
-  }
+/** The objects of a rendering, with the ConfigMaps' keys traced back to the chart's files/ they carry. */
+export function clusterOf(objects: K8sObject[], chartFilesDir: string): Cluster {
   const configMaps = new Map<string, Record<string, string>>();
   const secrets = new Map<string, Record<string, string>>();
   const generatedFiles = new Map<string, Record<string, string>>();
   for (const { doc } of objects) {
-    if (doc.kind === 'ConfigMap') configMaps.set(doc.metadata?.name, Object.fromEntries(Object.entries(doc.data ?? {}).map(([k, v]) => [k, String(v)])));
+    const name = doc.metadata?.name;
+    if (doc.kind === 'ConfigMap') {
+      const data = Object.fromEntries(Object.entries(doc.data ?? {}).map(([k, v]) => [k, String(v)]));
+      configMaps.set(name, data);
+      const files: Record<string, string> = {};
+      for (const [key, value] of Object.entries(data)) {
+        const file = path.join(chartFilesDir, key);
+        if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() === value.trim()) files[key] = file;
+      }
+      generatedFiles.set(name, files);
+    }
     if (doc.kind === 'Secret') {
       const data: Record<string, string> = {};
       for (const [k, v] of Object.entries(doc.data ?? {})) data[k] = Buffer.from(String(v), 'base64').toString('utf8');
       for (const [k, v] of Object.entries(doc.stringData ?? {})) data[k] = String(v);
-      secrets.set(doc.metadata?.name, data);
+      secrets.set(name, data);
     }
   }
-  for (const gen of (kustomization?.configMapGenerator ?? []) as Yaml[]) {
-    const { data, files: genFiles } = generatorData(dir, gen);
-    configMaps.set(gen.name, { ...(configMaps.get(gen.name) ?? {}), ...data });
-    generatedFiles.set(gen.name, genFiles);
-  }
-  for (const gen of (kustomization?.secretGenerator ?? []) as Yaml[]) {
-    secrets.set(gen.name, { ...(secrets.get(gen.name) ?? {}), ...generatorData(dir, gen).data });
-  }
-  return {
-    dir, files, objects, kustomization, configMaps, secrets, generatedFiles,
-    of: (kind) => objects.filter((o) => o.doc.kind === kind),
-  };
+  return { objects, configMaps, secrets, generatedFiles, of: (kind) => objects.filter((o) => o.doc.kind === kind) };
 }
 
 export interface EnvVar {
@@ -237,7 +178,7 @@ export function containerEnv(cluster: Cluster, container: Yaml, where: string, p
     const store = isSecret ? cluster.secrets : cluster.configMaps;
     const data = store.get(ref?.name);
     if (!data) {
-      if (!ref?.optional) problems.push(`${where}: envFrom ${isSecret ? 'Secret' : 'ConfigMap'} ${ref?.name} is not defined under deploy/`);
+      if (!ref?.optional) problems.push(`${where}: envFrom ${isSecret ? 'Secret' : 'ConfigMap'} ${ref?.name} is not in the rendered chart`);
       continue;
     }
     for (const [k, v] of Object.entries(data)) {
@@ -256,7 +197,7 @@ export function containerEnv(cluster: Cluster, container: Yaml, where: string, p
       const kind = secRef ? 'Secret' : 'ConfigMap';
       const data = (secRef ? cluster.secrets : cluster.configMaps).get(ref.name);
       const value = data?.[ref.key];
-      if (value === undefined && !ref.optional) problems.push(`${where}: ${e.name} reads key "${ref.key}" of ${kind} ${ref.name}, which is not defined under deploy/`);
+      if (value === undefined && !ref.optional) problems.push(`${where}: ${e.name} reads key "${ref.key}" of ${kind} ${ref.name}, which is not in the rendered chart`);
       env.set(e.name, { name: e.name, value, source: `${kind} ${ref.name}`, fromSecret: Boolean(secRef) });
       continue;
     }

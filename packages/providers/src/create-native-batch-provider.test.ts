@@ -34,7 +34,7 @@ describe('native batch routes of the shipped catalogues', () => {
   };
   it.each<[string, () => Catalog]>([
     ['config/catalog.json', () => readCatalog(path.resolve(__dirname, '../../../config/catalog.json'))],
-    ['deploy/catalog.json', () => readCatalog(path.resolve(__dirname, '../../../deploy/catalog.json'))],
+    ['the Helm chart catalogue', () => readCatalog(path.resolve(__dirname, '../../../deploy/helm/gateway/files/catalog.json'))],
     ['the e2e catalogue', e2eCatalog],
   ])('%s sets native_batch only where the wire format has a batch adapter', (_name, load) => {
     const catalog = load();

@@ -1,3 +1,4 @@
+import { createFsBlobStore } from '@gw/blobs';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -84,7 +85,7 @@ describe('the edge for operators: rate limits, negative key cache, CORS', () => 
     bus = createBus({ engine: 'embedded', store: openStore('bus'), pollMs: 50 }, logger);
     billing = await startBillingService({
       config: billingConfigSchema.parse({ BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', GATEWAY_IDENTITY_SECRET: SECRET, SEED_ACCOUNTS: JSON.stringify([{ id: ACCOUNT, wallet_usd: '10' }]) }),
-      store: openStore('billing'), bus, logger,
+      store: openStore('billing'), bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     keys = await startKeysService({
       config: { KEYS_HTTP_PORT: 0, KEYS_GRPC_PORT: 0, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`, SEED_ACCOUNTS: [{ id: ACCOUNT, management_key: ADMIN }], GATEWAY_IDENTITY_SECRET: SECRET, BIND_HOST: '127.0.0.1' },

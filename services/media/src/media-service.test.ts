@@ -68,7 +68,7 @@ describe('media service (embedded store and bus, filesystem blobs, billing, simu
         BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: catalogFile, GATEWAY_IDENTITY_SECRET: SECRET, KEYS_GRPC_ADDR: '127.0.0.1:1',
         SEED_ACCOUNTS: JSON.stringify([{ id: identity.accountId, credit_usd: '1' }]),
       }),
-      store, bus, logger,
+      store, bus, logger, blobs: createFsBlobStore(join(dir, 'billing-blobs')),
     });
     env = {
       MEDIA_HTTP_PORT: '0', CATALOG_FILE: catalogFile, GATEWAY_IDENTITY_SECRET: SECRET, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`,

@@ -180,5 +180,6 @@ function usageEvent(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, r:
     latency_ms: 0, generation_time_ms: 0, created_at_ms: nowMs, usage_estimated: false,
     // Provider batch lines hold no spend beforehand (the upstream answers them later): nothing to settle.
     hold_id: '', hold_micros: 0,
+    media_ids: [],
   };
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds one service as it runs in its image: compiled JavaScript and production dependencies only.
+#   deploy/docker/build-service.sh <service> <out-dir>       (from a workspace with dev dependencies installed)
+# <service> is a folder under services/, or "simulators" (packages/simulators, the provider simulators' image).
+# <out-dir> mirrors the repository (services/<service>/src/*.js, packages/<name>/src/*.js, protos/, config/), so
+# every path the code finds from __dirname holds; node_modules/ has the service's production dependencies from
+# the lockfile (pnpm deploy --prod, flat), and node_modules/@gw/<name> links to the compiled packages/<name>.
+# Start it with: node <out-dir>/main.js
+# The image's build stage runs this (deploy/docker/Dockerfile); so does packages/deploy-check's build test.
+set -euo pipefail
+service="${1:?usage: build-service.sh <service> <out-dir>}"
+out="${2:?usage: build-service.sh <service> <out-dir>}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+if [[ -f "services/$service/src/main.ts" ]]; then dir="services/$service"
+elif [[ "$service" == simulators ]]; then dir="packages/simulators"
+else echo "build-service: services/$service/src/main.ts does not exist" >&2; exit 1
+fi
+package="$(node -p 'require(process.argv[1]).name' "$ROOT/$dir/package.json")"
+[[ ! -e "$out" || -z "$(ls -A "$out")" ]] || { echo "build-service: $out is not empty" >&2; exit 1; }
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# 1. TypeScript -> JavaScript: the service's entry point and every workspace module it imports (tsc follows the
+#    imports through the workspace links to packages/*/src), type-checked, into the same layout under $out.
+#    Workspace packages resolve through "paths" (through node_modules tsc would take them for libraries and not
+#    emit them); at run time Node finds them through the links made in step 3.
+node -e '
+  const fs = require("node:fs");
+  const path = require("node:path");
+  const [root, out, entry, file] = process.argv.slice(1);
+  const paths = {};
+  for (const group of ["packages", "services"]) {
+    for (const name of fs.readdirSync(path.join(root, group))) {
+      const manifest = path.join(root, group, name, "package.json");
+      if (!fs.existsSync(manifest)) continue;
+      const pkg = JSON.parse(fs.readFileSync(manifest, "utf8"));
+      paths[pkg.name] = [path.join(root, group, name, pkg.main ?? "src/index.ts")];
+      paths[`${pkg.name}/*`] = [path.join(root, group, name, "*")];
+    }
+  }
+  fs.writeFileSync(file, JSON.stringify({
+    extends: path.join(root, "tsconfig.json"),
+    compilerOptions: {
+      noEmit: false, outDir: out, rootDir: root, sourceMap: true,
+      types: ["node"], typeRoots: [path.join(root, "node_modules/@types")], paths,
+    },
+    files: [path.join(root, entry, "src/main.ts")],
+    include: [],
+  }, null, 2));
+' "$ROOT" "$out" "$dir" "$work/tsconfig.json"
+pnpm exec tsc -p "$work/tsconfig.json"
+
+# 2. Production dependencies of the service (its workspace packages' included), flat, from the lockfile.
+pnpm --filter "$package" deploy --prod --legacy --config.node-linker=hoisted "$work/deploy" > "$work/deploy.log" 2>&1 \
+  || { cat "$work/deploy.log" >&2; exit 1; }
+mv "$work/deploy/node_modules" "$out/node_modules"
+
+# 3. The workspace packages become the compiled ones: each package.json points at src/index.js, and
+#    node_modules/@gw/<name> links to it (Node resolves the link, so __dirname is the mirrored path).
+rm -rf "$out/node_modules/@gw"
+mkdir -p "$out/node_modules/@gw"
+for built in "$out"/packages/* "$out"/services/*; do
+  [[ -d "$built" ]] || continue
+  rel="${built#"$out"/}"
+  name="$(node -e '
+    const fs = require("node:fs");
+    const [from, to] = process.argv.slice(1);
+    const pkg = JSON.parse(fs.readFileSync(from, "utf8"));
+    pkg.main = String(pkg.main ?? "src/index.ts").replace(/\.ts$/, ".js");
+    delete pkg.types;
+    delete pkg.devDependencies;
+    fs.writeFileSync(to, JSON.stringify(pkg, null, 2) + "\n");
+    process.stdout.write(pkg.name);
+  ' "$ROOT/$rel/package.json" "$built/package.json")"
+  [[ "$name" == @gw/* ]] || { echo "build-service: $rel is named $name, not @gw/<name>" >&2; exit 1; }
+  ln -s "../../$rel" "$out/node_modules/$name"
+done
+
+# 4. What the code reads at run time besides its modules: the protos (gRPC) and the default catalogue.
+cp -R protos config "$out/"
+# A service with built static files (the console's, made by its install) carries them too.
+if [[ -d "$dir/dist" ]]; then cp -R "$dir/dist" "$out/$dir/dist"; fi
+cp "$dir/package.json" "$out/package.json"
+# The image's entry point, whatever the service: node main.js.
+printf '// The entry point of the %s image (deploy/docker/Dockerfile).\nrequire("./%s/src/main.js");\n' "$service" "$dir" > "$out/main.js"

@@ -1,0 +1,110 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { freePort, waitFor } from '../../../test-e2e/harness/ports';
+import { ROOT } from './manifests';
+
+/**
+ * The image build of deploy/docker/Dockerfile without docker: its build stage is deploy/docker/build-service.sh,
+ * run here on the edge (and the provider simulators) into a temporary directory; the result is started with plain
+ * `node main.js`, as the image's entry point does, and must answer and stop cleanly on SIGTERM.
+ */
+
+const SERVICE = 'edge';
+let out: string;
+let dataDir: string;
+
+beforeAll(() => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-image-'));
+  out = path.join(base, 'app');
+  dataDir = path.join(base, 'data');
+  execFileSync('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), SERVICE, out], { stdio: ['ignore', 'ignore', 'pipe'] });
+}, 300_000);
+
+afterAll(() => {
+  if (out) fs.rmSync(path.dirname(out), { recursive: true, force: true });
+});
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    return e.isDirectory() ? filesUnder(full) : [path.relative(out, full)];
+  });
+}
+
+test('the build holds compiled JavaScript only, and production dependencies only', () => {
+  const code = [...filesUnder(path.join(out, 'services')), ...filesUnder(path.join(out, 'packages'))];
+  expect(code).toContain(`services/${SERVICE}/src/main.js`);
+  expect(code.filter((f) => f.endsWith('.ts'))).toEqual([]);
+  expect(code.filter((f) => /\.test\.js$/.test(f))).toEqual([]);
+  const modules = fs.readdirSync(path.join(out, 'node_modules'));
+  expect(modules.filter((m) => ['typescript', 'tsx', 'jest', '@swc', '@types/jest', 'testcontainers', 'esbuild'].includes(m))).toEqual([]);
+  // Every workspace package the service needs is the compiled one (its main is JavaScript).
+  for (const name of fs.readdirSync(path.join(out, 'node_modules/@gw'))) {
+    const pkg = JSON.parse(fs.readFileSync(path.join(out, 'node_modules/@gw', name, 'package.json'), 'utf8'));
+    expect([name, pkg.main]).toEqual([name, 'src/index.js']);
+  }
+});
+
+describe('node main.js', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  test('starts the service, which answers /livez and /readyz on its admin port and stops on SIGTERM', async () => {
+    const [port, adminPort] = [await freePort(), await freePort()];
+    let output = '';
+    child = spawn(process.execPath, ['main.js'], {
+      cwd: out,
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        EDGE_PORT: String(port),
+        EDGE_HOST: '127.0.0.1',
+        EDGE_ADMIN_PORT: String(adminPort),
+        DATA_DIR: dataDir,
+        GATEWAY_IDENTITY_SECRET: 'image-build-test-identity-secret-0123456789',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d) => { output += String(d); });
+    child.stderr?.on('data', (d) => { output += String(d); });
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+
+    await waitFor(`/livez of the compiled ${SERVICE} (output so far: ${output})`, async () => (await fetch(`http://127.0.0.1:${adminPort}/livez`)).ok, 60_000);
+    // Not ready: no keys service runs here, and the edge says so instead of serving.
+    const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ ready: false });
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('"msg":"stopped"');
+  }, 90_000);
+});
+
+describe('the provider simulators, built the same way (SERVICE=simulators)', () => {
+  let sim: string;
+  beforeAll(() => {
+    sim = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gw-image-sim-')), 'app');
+    execFileSync('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), 'simulators', sim], { stdio: ['ignore', 'ignore', 'pipe'] });
+  }, 300_000);
+  afterAll(() => {
+    if (sim) fs.rmSync(path.dirname(sim), { recursive: true, force: true });
+  });
+
+  test('node main.js --port <p> --host 127.0.0.1 serves the OpenAI models list', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['main.js', '--port', String(port), '--host', '127.0.0.1'], { cwd: sim, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor('the compiled simulators', async () => (await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: 'Bearer test' } })).ok, 60_000);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 90_000);
+});
