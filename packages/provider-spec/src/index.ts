@@ -7,3 +7,4 @@ export * from './server-sent-events';
 export * from './native-api';
 export * from './chat-capabilities';
 export * from './native-batch';
+export * from './video';

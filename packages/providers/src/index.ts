@@ -3,3 +3,4 @@ export { OpenAICompatibleChatProvider } from './openai-compatible/openai-chat-pr
 export { OriginPools } from './http/origin-pools';
 export { createNativeTranslator } from './create-native-translator';
 export { createNativeBatchProvider, hasNativeBatchAdapter } from './create-native-batch-provider';
+export { createVideoProvider, videoCapabilities, type VideoProviderKind } from './create-video-provider';
