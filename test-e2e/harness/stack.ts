@@ -13,7 +13,7 @@ import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
-export type ServiceName = 'billing' | 'keys' | 'inference' | 'webhooks' | 'edge' | 'batch' | 'batch-2';
+export type ServiceName = 'billing' | 'keys' | 'inference' | 'webhooks' | 'edge' | 'batch' | 'batch-2' | 'media';
 
 /** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
 const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
@@ -71,6 +71,7 @@ export interface InternalAddresses {
   webhooksURL: string;
   edgeAdminURL: string;
   batchURL: string;
+  mediaURL: string;
   keysGrpc: string;
   billingGrpc: string;
   inferenceGrpc: string;
@@ -134,8 +135,8 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
 
 /** The ports of the services, free right now. */
 async function freeServicePorts() {
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp] = await Promise.all(Array.from({ length: 10 }, () => freePort()));
-  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp };
+  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp, mediaHttp] = await Promise.all(Array.from({ length: 11 }, () => freePort()));
+  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp, mediaHttp };
 }
 
 type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
@@ -148,6 +149,7 @@ function internalAddresses(p: ServicePorts): InternalAddresses {
     webhooksURL: `http://127.0.0.1:${p.webhooksHttp}`,
     edgeAdminURL: `http://127.0.0.1:${p.edgeAdmin}`,
     batchURL: `http://127.0.0.1:${p.batchHttp}`,
+    mediaURL: `http://127.0.0.1:${p.mediaHttp}`,
     keysGrpc: `127.0.0.1:${p.keysGrpc}`,
     billingGrpc: `127.0.0.1:${p.billingGrpc}`,
     inferenceGrpc: `127.0.0.1:${p.inferenceGrpc}`,
@@ -182,6 +184,10 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     BILLING_HTTP_URL: `http://127.0.0.1:${p.billingHttp}`,
     INFERENCE_HTTP_URL: `http://127.0.0.1:${p.inferenceHttp}`,
     WEBHOOKS_HTTP_URL: `http://127.0.0.1:${p.webhooksHttp}`,
+    MEDIA_HTTP_PORT: String(p.mediaHttp),
+    MEDIA_HTTP_URL: `http://127.0.0.1:${p.mediaHttp}`,
+    // Signed media links lead to this stack's edge (providers fetch asset inputs there).
+    MEDIA_PUBLIC_BASE_URL: `http://127.0.0.1:${p.edge}`,
   };
 }
 
@@ -227,6 +233,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   run('inference', 'services/inference/src/main.ts');
   run('batch', 'services/batch/src/main.ts');
   run('webhooks', 'services/webhooks/src/main.ts');
+  run('media', 'services/media/src/main.ts');
   run('edge', 'services/edge/src/main.ts');
   const secondBatchHttp = opts.secondBatch ? await freePort() : null;
   if (secondBatchHttp !== null) run('batch-2', 'services/batch/src/main.ts', [], { BATCH_HTTP_PORT: String(secondBatchHttp) });
@@ -246,6 +253,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     keys: `http://127.0.0.1:${ports.keysHttp}/readyz`,
     inference: `http://127.0.0.1:${ports.inferenceHttp}/readyz`,
     webhooks: `http://127.0.0.1:${ports.webhooksHttp}/readyz`,
+    media: `http://127.0.0.1:${ports.mediaHttp}/readyz`,
     edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
   };
   const allReady = [...Object.values(readyUrl) as string[], ...(second?.readyUrls ?? [])];
@@ -350,7 +358,7 @@ async function requestCount(simulatorURL: string): Promise<number> {
 }
 
 function tails(dir: string): string {
-  return ['simulator', 'billing', 'keys', 'inference', 'batch', 'webhooks', 'edge'].map((n) => {
+  return ['simulator', 'billing', 'keys', 'inference', 'batch', 'webhooks', 'media', 'edge'].map((n) => {
     try {
       const lines = readFileSync(path.join(dir, `${n}.log`), 'utf8').trim().split('\n');
       return `--- ${n} ---\n${lines.slice(-15).join('\n')}`;

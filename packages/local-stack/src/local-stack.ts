@@ -4,6 +4,7 @@ import { blobConfigFor, createBlobStore } from '@gw/blobs';
 import { loadEdgeConfig, startEdge, type RunningEdge } from '@gw/edge';
 import { loadInferenceConfig, startInferenceService } from '@gw/inference';
 import { loadKeysConfig, startKeysService } from '@gw/keys';
+import { loadMediaConfig, startMediaService } from '@gw/media';
 import { loadWebhooksConfig, readOrCreateSecretsKey, startWebhooksService } from '@gw/webhooks';
 import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
@@ -41,6 +42,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     ...opts.env,
     GATEWAY_IDENTITY_SECRET: opts.env.GATEWAY_IDENTITY_SECRET || randomBytes(48).toString('base64url'),
     WEBHOOK_SECRETS_KEY: opts.env.WEBHOOK_SECRETS_KEY || readOrCreateSecretsKey(path.join(opts.dataDir, 'webhooks-secrets.key')),
+    // Signed media links point at this machine's edge unless a public address is configured.
+    MEDIA_PUBLIC_BASE_URL: opts.env.MEDIA_PUBLIC_BASE_URL || `http://127.0.0.1:${opts.env.EDGE_PORT || 8080}`,
   };
   const stores: Store[] = [];
   const openStore = (name: string) => {
@@ -61,15 +64,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   // Batch files live under the data dir, next to the batch service's store.
   const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'batch') }));
   const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
+  // Media bytes (images, audio, videos) live under the data dir too, apart from the batch files.
+  const mediaBlobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'media') }));
+  const media = await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env });
   const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
   // The edge hands requests to the services beside it in this process; their own ports still serve other callers.
   const edge = await startEdge({
     config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
     inProcess: {
-      inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler,
+      inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler, media: media.httpHandler,
     },
   });
-  const services = [edge, webhooks, batch, inference, keys, billing];
+  const services = [edge, webhooks, media, batch, inference, keys, billing];
   return {
     edge,
     bus,
@@ -79,6 +85,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       await simulator?.close();
       await bus.close();
       await blobs.close();
+      await mediaBlobs.close();
       for (const s of stores) await s.close();
     },
   };

@@ -54,7 +54,10 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
       billing: upstream('billing', config.BILLING_HTTP_URL),
       batch: upstream('batch', config.BATCH_HTTP_URL, config.UPLOAD_BODY_LIMIT_BYTES),
       webhooks: upstream('webhooks', config.WEBHOOKS_HTTP_URL),
+      media: upstream('media', config.MEDIA_HTTP_URL, config.MEDIA_BODY_LIMIT_BYTES),
     };
+    const bodyLimitOf = (name: Upstream) =>
+      name === 'batch' ? config.UPLOAD_BODY_LIMIT_BYTES : name === 'media' ? config.MEDIA_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES;
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).
     const keysServing = client('keys-health', grpcServingCheck(config.KEYS_GRPC_ADDR));
@@ -68,7 +71,7 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
       try {
         const route = matchRoute(req.path);
         if (!route) throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
-        checkDeclaredBodySize(req, route.upstream === 'batch' ? config.UPLOAD_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES);
+        checkDeclaredBodySize(req, bodyLimitOf(route.upstream));
         const identity = route.auth === 'required'
           ? await auth.authenticate(extractSecret(req.headers, route.allowXApiKey), traceId)
           : null;

@@ -13,10 +13,13 @@ export const edgeConfigSchema = z.object({
   INFERENCE_HTTP_URL: z.string().url().default('http://127.0.0.1:8083'),
   BATCH_HTTP_URL: z.string().url().default('http://127.0.0.1:8084'),
   WEBHOOKS_HTTP_URL: z.string().url().default('http://127.0.0.1:8086'),
+  MEDIA_HTTP_URL: z.string().url().default('http://127.0.0.1:8085'),
   /** Largest request body accepted, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Largest body of a files or batches request (file uploads); the batch service enforces its own file limit below it. */
   UPLOAD_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(201 * 1024 * 1024),
+  /** Largest body of a media request (audio uploads, image edits); the media service enforces its own limit. */
+  MEDIA_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   /** Authenticated keys are cached this long; key-change events drop entries sooner. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /**

@@ -26,6 +26,15 @@ describe('matchRoute', () => {
     ['/v1/webhooks/settings', { upstream: 'webhooks', auth: 'required', allowXApiKey: false }],
     ['/v1/webhooks/test', { upstream: 'webhooks', auth: 'required' }],
     ['/v1/webhooks/deliveries', { upstream: 'webhooks', auth: 'required' }],
+    ['/v1/images', { upstream: 'media', auth: 'required' }],
+    ['/v1/images/generations', { upstream: 'media', auth: 'required' }],
+    ['/v1/images/edits', { upstream: 'media', auth: 'required' }],
+    ['/v1/images/img_1/content', { upstream: 'media', auth: 'required' }],
+    ['/v1/videos', { upstream: 'media', auth: 'required' }],
+    ['/v1/videos/video_1/content', { upstream: 'media', auth: 'required' }],
+    ['/v1/audio/transcriptions', { upstream: 'media', auth: 'required' }],
+    ['/v1/audio/speech', { upstream: 'media', auth: 'required' }],
+    ['/v1/media/signed/abc.def', { upstream: 'media', auth: 'optional' }],
   ])('%s -> %o', (path, expected) => {
     expect(matchRoute(path)).toMatchObject(expected);
   });
@@ -52,6 +61,12 @@ describe('matchRoute', () => {
     '/v1/billingX/balance',
     '/v1/webhooks',
     '/v1/webhooksX/settings',
+    '/v1/imagesX',
+    '/v1/videosX',
+    '/v1/audio',
+    '/v1/audioX/speech',
+    '/v1/media',
+    '/v1/media/signed',
     '/livez',
     '/readyz',
     '/metrics',
@@ -60,10 +75,10 @@ describe('matchRoute', () => {
     expect(matchRoute(path)).toBeNull();
   });
 
-  it('only the model catalogue is reachable without a key', () => {
-    const open = ['/v1/models', '/v1/models/x', '/v1/chat/completions', '/v1/key', '/v1/keys', '/v1/billing/balance']
+  it('only the model catalogue and signed media links are reachable without a key', () => {
+    const open = ['/v1/models', '/v1/models/x', '/v1/chat/completions', '/v1/key', '/v1/keys', '/v1/billing/balance', '/v1/images', '/v1/media/signed/t']
       .filter((p) => matchRoute(p)?.auth !== 'required');
-    expect(open).toEqual(['/v1/models', '/v1/models/x']);
+    expect(open).toEqual(['/v1/models', '/v1/models/x', '/v1/media/signed/t']);
   });
 });
 

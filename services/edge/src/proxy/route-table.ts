@@ -1,7 +1,7 @@
 import type { EventStreamFormat } from '@gw/platform';
 
 /** Which service owns a public path, and whether the path needs an API key. */
-export type Upstream = 'inference' | 'keys' | 'billing' | 'batch' | 'webhooks';
+export type Upstream = 'inference' | 'keys' | 'billing' | 'batch' | 'webhooks' | 'media';
 
 export interface RouteMatch {
   upstream: Upstream;
@@ -23,6 +23,9 @@ export function matchRoute(path: string): RouteMatch | null {
   if (path.startsWith('/v1/billing/')) return { upstream: 'billing', auth: 'required', allowXApiKey: false };
   if (exactOrUnder(path, '/v1/files') || exactOrUnder(path, '/v1/batches')) return { upstream: 'batch', auth: 'required', allowXApiKey: false };
   if (path.startsWith('/v1/webhooks/')) return { upstream: 'webhooks', auth: 'required', allowXApiKey: false };
+  if (exactOrUnder(path, '/v1/images') || exactOrUnder(path, '/v1/videos') || path.startsWith('/v1/audio/')) return { upstream: 'media', auth: 'required', allowXApiKey: false };
+  // A signed media link is its own credential (checked by media): providers and redirected clients hold no key.
+  if (path.startsWith('/v1/media/signed/')) return { upstream: 'media', auth: 'optional', allowXApiKey: false };
   return null;
 }
 

@@ -1,0 +1,35 @@
+import * as path from 'node:path';
+import { z } from 'zod';
+import { outboundGuardEnv } from '@gw/net-guard';
+import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+export const mediaConfigSchema = z.object({
+  MEDIA_HTTP_PORT: port(8085),
+  CATALOG_FILE: z.string().default(path.resolve(__dirname, '../../../config/catalog.json')),
+  /** Billing's gRPC API: the spend hold of every media call. */
+  BILLING_GRPC_ADDR: z.string().min(1).default('127.0.0.1:9082'),
+  /**
+   * The gateway's public base URL (the edge, without `/v1`): signed media URLs point there, for clients and
+   * for providers fetching `asset://` inputs.
+   */
+  MEDIA_PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:8080'),
+  /** Lifetime of a signed media URL (asset inputs handed to providers, video content links). */
+  MEDIA_SIGNED_URL_TTL_S: positiveInt(900),
+  /** Largest request body (multipart audio uploads, image edits with their input images), in bytes. */
+  MEDIA_BODY_LIMIT_BYTES: positiveInt(32 * 1024 * 1024),
+  /** Largest audio a transcription fetches from `file_url` or accepts inline, in bytes. */
+  MEDIA_AUDIO_MAX_BYTES: positiveInt(25 * 1024 * 1024),
+  /** Time limit of one provider call (and of a `file_url` fetch). */
+  MEDIA_PROVIDER_TIMEOUT_MS: positiveInt(120_000),
+  LOG_LEVEL: z.string().default('info'),
+  ACCESS_LOG: bool(false),
+  ...outboundGuardEnv,
+  ...engineEnv,
+  ...identitySecretEnv,
+  ...bindHostEnv,
+});
+
+export type MediaConfig = z.infer<typeof mediaConfigSchema>;
+export const loadMediaConfig = (env: NodeJS.ProcessEnv = process.env) => loadConfig(mediaConfigSchema, env);
