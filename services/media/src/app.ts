@@ -5,6 +5,7 @@ import type { Store } from '@gw/store';
 import type { MediaConfig } from './config';
 import { openMediaContext } from './media-context';
 import { signedRoutes } from './signed-routes';
+import { startVideos } from './videos/videos-capability';
 
 export interface MediaServiceDeps {
   config: MediaConfig;
@@ -30,6 +31,7 @@ export async function startMediaService({ config, store, bus, blobs, logger, env
     const routes = [
       signedRoutes(ctx.signedUrls, blobs),
       // Capabilities mount here, each from the context: images, audio, and videos (routes and their poller).
+      await startVideos(ctx, env),
     ];
     scope.health
       .addCheck('store', () => store.ping())

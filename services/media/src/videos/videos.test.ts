@@ -1,0 +1,191 @@
+import type { RunningService } from '@gw/platform';
+import type { VideoDoc } from './video-records';
+import { simulatedMp4 } from '../../../../packages/simulators/src';
+import { callMedia, identityOf, openVideoTestBed, SEEDANCE_MODEL, SORA_MODEL, CHAT_MODEL, waitFor, type VideoTestBed } from './video-test-support';
+
+jest.setTimeout(60_000);
+
+const alice = identityOf('acct_alice');
+const bob = identityOf('acct_bob');
+
+describe('videos in the media service', () => {
+  let bed: VideoTestBed;
+  let media: RunningService;
+  const call = (method: string, path: string, body?: unknown, who = alice, headers: Record<string, string> = {}) =>
+    callMedia(media.httpPort, method, path, who, body, headers);
+  const poll = (id: string, status: string[] = ['completed', 'failed']) =>
+    waitFor(`video ${id} ${status.join('|')}`, async () => {
+      const res = await call('GET', `/v1/videos/${id}`);
+      return status.includes(res.body.status) ? res.body : undefined;
+    });
+  const signedPath = (url: string) => new URL(url).pathname;
+
+  beforeEach(async () => {
+    bed = await openVideoTestBed();
+    media = await bed.start();
+  });
+  afterEach(async () => {
+    await media.stop();
+    await bed.close();
+  });
+
+  it('submit returns the queued task; it completes with the bytes copied; content in all three formats', async () => {
+    const made = await call('POST', '/v1/videos', {
+      model: SEEDANCE_MODEL, prompt: 'a red fox in snow', resolution: '1080p', duration: 6, aspect_ratio: '21:9', generate_audio: true,
+      return_last_frame: true, seed: 7, watermark: false, request_id: 'order-1',
+    });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ id: expect.stringMatching(/^video_/), object: 'video', status: 'queued', model: SEEDANCE_MODEL, prompt: 'a red fox in snow' });
+    expect(made.body.parameters).toEqual({ resolution: '1080p', duration: 6, aspect_ratio: '21:9', generate_audio: true, return_last_frame: true, seed: 7, watermark: false });
+    expect(made.headers.get('x-request-id')).toMatch(/^br-/);
+    const id = made.body.id;
+
+    const done = await poll(id);
+    expect(done).toMatchObject({ status: 'completed', progress: 100, duration: 6, fileformat: 'mp4', usage: expect.objectContaining({ video_duration_seconds: 6 }) });
+    expect(done.url).toContain('/v1/media/signed/');
+    expect(done.video_url).toBe(done.url);
+    expect(done.content.last_frame_url).toMatch(/\/sim-assets\/frames\/.+\.png$/);
+    expect(done.response).toMatchObject({ status: 'succeeded', ratio: '21:9', resolution: '1080p' });
+    const task = await bed.store.collection<VideoDoc>('videos').findOne({ _id: id });
+    const expected = simulatedMp4(task!.provider_task_id!, 6);
+
+    const binary = await call('GET', `/v1/videos/${id}/content?format=binary`);
+    expect(binary.status).toBe(200);
+    expect(binary.headers.get('content-type')).toBe('video/mp4');
+    expect(binary.headers.get('content-disposition')).toBe(`attachment; filename="${id}.mp4"`);
+    expect(binary.raw.equals(expected)).toBe(true);
+
+    const asUrl = await call('GET', `/v1/videos/${id}/content?format=url`);
+    expect(asUrl.body).toEqual({ url: expect.stringContaining('/v1/media/signed/'), video_id: id, expires_in: bed.config.MEDIA_SIGNED_URL_TTL_S });
+    const redirect = await call('GET', `/v1/videos/${id}/content`);
+    expect(redirect.status).toBe(302);
+    for (const url of [asUrl.body.url, redirect.headers.get('location')!]) {
+      const fetched = await callMedia(media.httpPort, 'GET', signedPath(url), null);
+      expect(fetched.status).toBe(200);
+      expect(fetched.headers.get('content-type')).toBe('video/mp4');
+      expect(fetched.raw.equals(expected)).toBe(true);
+    }
+    // The provider's copy is not what is served: the gateway's blob is.
+    expect((await bed.blobs.stat(task!.blob_key!))?.bytes).toBe(expected.length);
+
+    const tampered = signedPath(asUrl.body.url).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    const refused = await callMedia(media.httpPort, 'GET', tampered, null);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ type: expect.any(String), code: 'invalid_signature' });
+  });
+
+  it('bills the seconds once, findable by request id, video id and task id; no callback without callback_url', async () => {
+    const made = await call('POST', '/v1/videos', { model: SORA_MODEL, prompt: 'waves', duration: 8, aspect_ratio: '9:16' });
+    const id = made.body.id;
+    await poll(id);
+    const event = await waitFor('usage event', () => bed.usage.find((u) => u.provider_response_id === id));
+    const task = await bed.store.collection<VideoDoc>('videos').findOne({ _id: id });
+    expect(event).toMatchObject({
+      request_id: made.headers.get('x-request-id'), account_id: 'acct_alice', api_type: 'video', model: SORA_MODEL, status: 'succeeded',
+      deployment: `${SORA_MODEL}-dep`, usage: expect.objectContaining({ video_duration_seconds: 8, provider_request_id: task!.provider_task_id }),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(bed.usage.filter((u) => u.request_id === event.request_id)).toHaveLength(1);
+    expect(bed.callbacks).toHaveLength(0);
+  });
+
+  it('one callback per terminal state, with the spec body and a stable event id', async () => {
+    const ok = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'ok', callback_url: 'https://127.0.0.1:9/hook', request_id: 'biz-1' })).body.id;
+    const bad = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'sim-fail please', callback_url: 'https://127.0.0.1:9/hook' })).body.id;
+    const failed = await poll(bad);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected', message: expect.any(String) } });
+    await poll(ok);
+    await waitFor('two callbacks', () => bed.callbacks.length >= 2);
+    const okEvent = bed.callbacks.find((c) => c.event_id === `${ok}:completed`)!;
+    expect(okEvent).toMatchObject({ kind: 'video', event: 'video.completed', url: 'https://127.0.0.1:9/hook', signed: false, account_id: 'acct_alice' });
+    const okBody = JSON.parse(okEvent.body_json);
+    expect(okBody).toMatchObject({ id: ok, status: 'completed', request_id: 'biz-1', payload: { id: ok, object: 'video', status: 'completed' } });
+    expect(okBody).not.toHaveProperty('error');
+    const badBody = JSON.parse(bed.callbacks.find((c) => c.event_id === `${bad}:failed`)!.body_json);
+    expect(badBody).toMatchObject({ id: bad, status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected' }, payload: { status: 'failed' } });
+    expect(badBody).not.toHaveProperty('request_id');
+    expect(bed.usage.filter((u) => u.provider_response_id === bad)).toHaveLength(0);
+  });
+
+  it('content before completion is the spec error naming the status; another account sees 404', async () => {
+    const id = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'sim-stuck forever' })).body.id;
+    await poll(id, ['in_progress']);
+    const early = await call('GET', `/v1/videos/${id}/content?format=url`);
+    expect(early.status).toBe(400);
+    expect(early.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('in_progress') });
+    expect((await call('GET', `/v1/videos/${id}`, undefined, bob)).status).toBe(404);
+    expect((await call('GET', `/v1/videos/${id}/content`, undefined, bob)).status).toBe(404);
+    expect((await call('GET', `/v1/videos/${id}/content?format=zip`)).body.error).toMatchObject({ param: 'format' });
+  });
+
+  it.each([
+    [{ model: SEEDANCE_MODEL }, 'prompt'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', fps: 30 }, 'fps'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', duration: 20 }, 'duration'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', duration: '5' }, 'duration'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', resolution: '4k' }, 'resolution'],
+    [{ model: SORA_MODEL, prompt: 'x', seed: 1 }, 'seed'],
+    [{ model: SORA_MODEL, prompt: 'x', return_last_frame: true }, 'return_last_frame'],
+    [{ model: SORA_MODEL, prompt: 'x', duration: 5 }, 'duration'],
+    [{ model: CHAT_MODEL, prompt: 'x' }, 'model'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', callback_url: 'http://example.com/hook' }, 'callback_url'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', callback_url: 'https://10.0.0.1/hook' }, 'callback_url'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', callback_url: 'https://[::ffff:127.0.0.1]/hook' }, 'callback_url'],
+    [{ model: SEEDANCE_MODEL, prompt: 'x', request_id: 5 }, 'request_id'],
+  ])('%j is a 400 naming %s, and nothing is stored or sent upstream', async (body, param) => {
+    const before = bed.sim.requests;
+    const res = await call('POST', '/v1/videos', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ param, type: 'invalid_request_error' });
+    expect(await bed.store.collection('videos').find({})).toHaveLength(0);
+    expect(bed.sim.requests).toBe(before);
+  });
+
+  it('an unknown model is a 404', async () => {
+    expect((await call('POST', '/v1/videos', { model: 'nope/video', prompt: 'x' })).status).toBe(404);
+  });
+
+  it('native params: the supplier body is sent with the provider model; asset:// is refused', async () => {
+    const native = { 'svc-native-params': 'true' };
+    const made = await call('POST', '/v1/videos', {
+      model: SEEDANCE_MODEL, content: [{ type: 'text', text: 'native fox' }], ratio: '1:1', duration: 3, camera_fixed: true, request_id: 'n-1',
+    }, alice, native);
+    expect(made.status).toBe(200);
+    const done = await poll(made.body.id);
+    expect(done).toMatchObject({ status: 'completed', prompt: 'native fox', duration: 3, response: { model: 'seedance-1-0-pro-250528', ratio: '1:1' } });
+    const asset = await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, content: [{ type: 'image_url', image_url: { url: 'asset://img_1' } }] }, alice, native);
+    expect(asset.status).toBe(400);
+    expect(asset.body.error.param).toBe('content[0].image_url.url');
+  });
+
+  it('a task the provider never finishes is failed with a clear error once the task timeout passes', async () => {
+    await media.stop();
+    media = await bed.start({ VIDEO_TASK_TIMEOUT_MS: 600 });
+    const id = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'sim-stuck', callback_url: 'https://127.0.0.1:9/h' })).body.id;
+    const failed = await poll(id);
+    expect(failed.error).toEqual({ code: 'video_task_timeout', message: expect.stringContaining('did not finish the video within 1 s (last status: in_progress)') });
+    await waitFor('failure callback', () => bed.callbacks.find((c) => c.event_id === `${id}:failed`));
+  });
+
+  it('a restart mid-task resumes from the record: the task completes, is billed once and calls back once', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: `sim-slow ${i}`, callback_url: 'https://127.0.0.1:9/h' })).body.id);
+    }
+    await waitFor('all submitted', async () => (await bed.store.collection<VideoDoc>('videos').find({})).every((v) => v.provider_task_id));
+    await media.stop();
+    const submitted = bed.sim.requests;
+    media = await bed.start();
+    for (const id of ids) await poll(id);
+    await waitFor('usage of each', () => ids.every((id) => bed.usage.some((u) => u.provider_response_id === id)));
+    await waitFor('callback of each', () => ids.every((id) => bed.callbacks.some((c) => c.event_id === `${id}:completed`)));
+    await new Promise((r) => setTimeout(r, 300));
+    for (const id of ids) {
+      expect(bed.usage.filter((u) => u.provider_response_id === id)).toHaveLength(1);
+      expect(bed.callbacks.filter((c) => c.event_id.startsWith(id))).toHaveLength(1);
+    }
+    const tasks = await bed.store.collection<VideoDoc>('videos').find({});
+    expect(new Set(tasks.map((t) => t.provider_task_id)).size).toBe(3);
+    expect(bed.sim.requests).toBeGreaterThan(submitted);
+  });
+});
