@@ -2,4 +2,3 @@ export * from './schema';
 export * from './load-catalog';
 export * from './pricing';
 export * from './batch-models';
-export * from './media-models';

@@ -54,7 +54,6 @@ export function ledgerCollection(store: Store): Collection<LedgerEntry> {
 
 export async function ensureLedgerIndexes(ledger: Collection<LedgerEntry>): Promise<void> {
   await ledger.ensureIndex({ fields: { provider_response_id: 1 } });
-  await ledger.ensureIndex({ fields: { 'usage.provider_request_id': 1 } });
   await ledger.ensureIndex({ fields: { posting_id: 1 } });
 }
 
@@ -90,15 +89,11 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
   };
 }
 
-/**
- * The caller's own entry, by platform request id first, then by the provider-facing id, then by the
- * upstream correlation id (`usage.provider_request_id`: a video's provider task id, for instance).
- */
+/** The caller's own entry, by platform request id first, then by the provider-facing id. */
 export async function findAccountEntry(ledger: Collection<LedgerEntry>, accountId: string, id: string): Promise<LedgerEntry | null> {
   // Visible once its charge has landed on the balance: a caller who finds the record can rely on the balance.
   return (
     (await ledger.findOne({ _id: id, account_id: accountId, state: 'applied' })) ??
-    (await ledger.findOne({ provider_response_id: id, account_id: accountId, state: 'applied' })) ??
-    (await ledger.findOne({ 'usage.provider_request_id': id, account_id: accountId, state: 'applied' }))
+    (await ledger.findOne({ provider_response_id: id, account_id: accountId, state: 'applied' }))
   );
 }

@@ -1,4 +1,4 @@
-import { isMediaModel, type Catalog, type CatalogModel } from '@gw/catalog';
+import type { Catalog, CatalogModel } from '@gw/catalog';
 import { CHAT_REQUEST_FIELDS, honouredParameters, type ChatCapabilities } from '@gw/provider-spec';
 import { chatCapabilities } from '@gw/providers';
 
@@ -70,11 +70,7 @@ export class ModelDirectory {
 
   constructor(catalog: Catalog, capabilitiesOf: (kind: string) => ChatCapabilities = chatCapabilities) {
     const routeCapabilities = (m: CatalogModel) => m.deployments.map((d) => capabilitiesOf(catalog.providers[d.provider]!.kind));
-    // A media model's parameters are its schema's: the media service validates every request against it.
-    const objectOf = (m: CatalogModel) => (isMediaModel(m)
-      ? { ...toModelObject(m, []), supported_parameters: Object.keys(m.parameter_schema) }
-      : toModelObject(m, routeCapabilities(m)));
-    this.byId = new Map(catalog.models.map((m) => [m.id, { model: m, object: objectOf(m) }]));
+    this.byId = new Map(catalog.models.map((m) => [m.id, { model: m, object: toModelObject(m, routeCapabilities(m)) }]));
     this.listJson = JSON.stringify({ object: 'list', data: [...this.byId.values()].map((e) => e.object) });
   }
 
