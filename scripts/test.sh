@@ -4,6 +4,7 @@
 # MONGO_URL when set, else started by the jest global setup (testcontainers with Docker, project scripts without).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/system-packages.sh"
 cd "$GW_ROOT"
 pnpm install --frozen-lockfile --reporter=silent
 pnpm run --silent typecheck

@@ -39,7 +39,8 @@ export function nativeBatchDeployment(model: CatalogModel): Deployment | undefin
 
 /** The template flag `supports_batch`, true unless set to false. */
 export function supportsBatch(model: CatalogModel): boolean {
-  return model.supports_batch !== false;
+  // Batches run chat lines only: a media model is never a batch model.
+  return model.supports_batch !== false && !model.media;
 }
 
 /** Every model batches may use, as the batch model list shows them; a model with `supports_batch=false` is not listed. */

@@ -59,3 +59,8 @@ export function selectAvailable(catalog: Catalog, env: NodeJS.ProcessEnv): Catal
 export function deploymentsById(catalog: Catalog) {
   return new Map(catalog.models.flatMap((m) => m.deployments.map((d) => [d.id, { ...d, model: m.id }] as const)));
 }
+
+/** The catalogue without its media models: what chat routing serves (media models are the media service's). */
+export function chatCatalog(catalog: Catalog): Catalog {
+  return { ...catalog, models: catalog.models.filter((m) => !m.media) };
+}

@@ -1,10 +1,40 @@
 import type { Catalog } from './schema';
-import { applyFactorPpm, deploymentPrice, listCostMicros, PriceBook, tokenCostMicros, tokenCounts, type DeploymentPrice } from './pricing';
+import { applyFactorPpm, deploymentPrice, durationCostMicros, listCostMicros, PriceBook, tokenCostMicros, tokenCounts, type DeploymentPrice } from './pricing';
 
 const price = (prompt: number, completion: number, perRequest = 0): DeploymentPrice => ({
   promptMicrosPerMillion: prompt,
   completionMicrosPerMillion: completion,
   perRequestMicros: perRequest,
+  perImageMicros: 0,
+  perAudioSecondMicros: 0,
+  perVideoSecondMicros: 0,
+});
+
+describe('media quantities: images x per-image price, seconds in whole milliseconds rounded up', () => {
+  it.each([
+    // [seconds, micros per second, cost]
+    [0, 100, 0],
+    [1, 100, 100],
+    [2.5, 100, 250],
+    [0.0001, 100, 1], // 0.1 ms -> 1 ms -> 0.1 micro -> 1
+    [1.2345, 1000, 1235], // 1234.5 ms -> 1235 ms
+    [3.3, 3, 10], // 3300 ms x 3 / 1000 = 9.9 -> 10
+  ])('%d s at %d micros/s = %d micros', (seconds, perSecond, expected) => {
+    expect(durationCostMicros(seconds, perSecond)).toBe(expected);
+  });
+
+  it('an image call is billed per generated image, an audio call per second, beside its tokens', () => {
+    const media = deploymentPrice({ prompt_per_million: '1', completion_per_million: '0', per_image: '0.04', per_audio_second: '0.0001', per_video_second: '0.1' });
+    expect(listCostMicros(media, tokenCounts({ generated_images: 3 }))).toBe(120_000);
+    expect(listCostMicros(media, tokenCounts({ audio_duration_seconds: 12.5 }))).toBe(1_250);
+    expect(listCostMicros(media, tokenCounts({ video_duration_seconds: 4, prompt_tokens: 1_000_000 }))).toBe(1_400_000);
+    const book = PriceBook.fromCatalog({
+      providers: { p: { kind: 'openai-compatible', base_url: 'http://x', timeout_ms: 1 } },
+      models: [{ deployments: [{ id: 'd1', provider: 'p', provider_model: 'm', weight: 1, price: { prompt_per_million: '0', completion_per_million: '0', per_image: '0.04' } }] }],
+    } as unknown as Catalog);
+    expect(book.worstCaseListMicros(['d1'], { promptTokens: 0, completionTokens: 0, images: 4 })).toBe(160_000);
+    expect(book.quote('d1', { generated_images: 2 }, 500_000)).toEqual({ priced: true, listMicros: 80_000, chargedMicros: 40_000 });
+  });
 });
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -97,7 +127,7 @@ describe('tokenCounts', () => {
     [{}, 0, 0],
     [null, 0, 0],
   ])('%j -> %i prompt, %i completion', (usage, prompt, completion) => {
-    expect(tokenCounts(usage)).toEqual({ promptTokens: prompt, completionTokens: completion });
+    expect(tokenCounts(usage)).toMatchObject({ promptTokens: prompt, completionTokens: completion });
   });
 });
 

@@ -6,7 +6,9 @@ import { deploymentsById } from './load-catalog';
  * The one price function of the gateway: what a call costs at the deployment that served it. Everything is
  * integer micro-dollars, computed with BigInt so no float touches an amount. The rounding rule:
  *   list    = ceil(prompt tokens x prompt price / 1M) + ceil(completion tokens x completion price / 1M) + per-request fee
- *             (each token component rounded UP to a whole micro: any fraction of a micro is charged)
+ *             + images x per-image price + ceil(audio ms x per-second price / 1000) + ceil(video ms x per-second price / 1000)
+ *             (each token and duration component rounded UP to a whole micro: any fraction of a micro is charged;
+ *             durations count in whole milliseconds, rounded up)
  *   charged = list x the account's price factor (parts per million), rounded HALF UP to a whole micro.
  * A result past Number.MAX_SAFE_INTEGER is refused (RangeError), never rounded.
  * The price is the deployment's `price`, or for a line run through the provider's batch API (tier `batch`)
@@ -19,11 +21,18 @@ export interface DeploymentPrice {
   promptMicrosPerMillion: number;
   completionMicrosPerMillion: number;
   perRequestMicros: number;
+  perImageMicros: number;
+  perAudioSecondMicros: number;
+  perVideoSecondMicros: number;
 }
 
+/** The billable quantities of a call (or its upper bounds): tokens, and for media calls images and seconds. */
 export interface TokenCounts {
   promptTokens: number;
   completionTokens: number;
+  images?: number;
+  audioSeconds?: number;
+  videoSeconds?: number;
 }
 
 export interface UsageTokens {
@@ -31,6 +40,9 @@ export interface UsageTokens {
   completion_tokens?: number | null;
   input_tokens?: number | null;
   output_tokens?: number | null;
+  generated_images?: number | null;
+  audio_duration_seconds?: number | null;
+  video_duration_seconds?: number | null;
 }
 
 /** Which of a deployment's prices applies: its list price, or its provider batch price. */
@@ -53,6 +65,12 @@ function safeMicros(amount: bigint): number {
   return n;
 }
 
+/** Cost of `seconds` at a price in micros per second, counted in whole milliseconds (rounded up), the cost rounded up to a whole micro. */
+export function durationCostMicros(seconds: number, microsPerSecond: number): number {
+  const ms = BigInt(Math.ceil(seconds * 1000 - 1e-9));
+  return safeMicros((ms * BigInt(microsPerSecond) + 999n) / 1000n);
+}
+
 /** Cost of `tokens` at a price in micros per million tokens, rounded up to a whole micro. */
 export function tokenCostMicros(tokens: number, microsPerMillionTokens: number): number {
   return safeMicros((BigInt(tokens) * BigInt(microsPerMillionTokens) + MILLION - 1n) / MILLION);
@@ -71,6 +89,9 @@ export function deploymentPrice(price: Price): DeploymentPrice {
     promptMicrosPerMillion: usdToMicros(price.prompt_per_million),
     completionMicrosPerMillion: usdToMicros(price.completion_per_million),
     perRequestMicros: price.per_request ? usdToMicros(price.per_request) : 0,
+    perImageMicros: price.per_image ? usdToMicros(price.per_image) : 0,
+    perAudioSecondMicros: price.per_audio_second ? usdToMicros(price.per_audio_second) : 0,
+    perVideoSecondMicros: price.per_video_second ? usdToMicros(price.per_video_second) : 0,
   };
 }
 
@@ -79,15 +100,21 @@ export function tokenCounts(usage: UsageTokens | null | undefined): TokenCounts 
   return {
     promptTokens: usage?.prompt_tokens ?? usage?.input_tokens ?? 0,
     completionTokens: usage?.completion_tokens ?? usage?.output_tokens ?? 0,
+    images: usage?.generated_images ?? 0,
+    audioSeconds: usage?.audio_duration_seconds ?? 0,
+    videoSeconds: usage?.video_duration_seconds ?? 0,
   };
 }
 
-/** List cost: each token component rounded up to a whole micro, plus the flat per-call fee. */
+/** List cost: each token and duration component rounded up to a whole micro, plus images and the flat per-call fee. */
 export function listCostMicros(price: DeploymentPrice, tokens: TokenCounts): number {
   return safeMicros(
     BigInt(tokenCostMicros(tokens.promptTokens, price.promptMicrosPerMillion)) +
     BigInt(tokenCostMicros(tokens.completionTokens, price.completionMicrosPerMillion)) +
-    BigInt(price.perRequestMicros),
+    BigInt(price.perRequestMicros) +
+    BigInt(tokens.images ?? 0) * BigInt(price.perImageMicros) +
+    BigInt(durationCostMicros(tokens.audioSeconds ?? 0, price.perAudioSecondMicros)) +
+    BigInt(durationCostMicros(tokens.videoSeconds ?? 0, price.perVideoSecondMicros)),
   );
 }
 

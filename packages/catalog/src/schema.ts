@@ -14,6 +14,12 @@ export const priceSchema = z.object({
   completion_per_million: usd,
   /** Flat USD per call, if any. */
   per_request: usd.optional(),
+  /** USD per generated image (`generated_images`). */
+  per_image: usd.optional(),
+  /** USD per second of audio (`audio_duration_seconds`: transcribed or synthesized). */
+  per_audio_second: usd.optional(),
+  /** USD per second of generated video (`video_duration_seconds`). */
+  per_video_second: usd.optional(),
 });
 
 export const providerSchema = z.object({
@@ -80,6 +86,11 @@ export const modelSchema = z.object({
   supports_batch: z.boolean().optional(),
   /** The batch model list's `model_type` (default `LLM`). */
   model_type: z.string().optional(),
+  /**
+   * The media API the model serves (the media service routes it); absent for a chat model. A media model is
+   * never routed as chat, and its `parameter_schema` lists every request field it accepts.
+   */
+  media: z.enum(['image', 'transcription', 'speech', 'video']).optional(),
   deployments: z.array(deploymentSchema).min(1),
 });
 

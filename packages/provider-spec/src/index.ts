@@ -8,3 +8,5 @@ export * from './native-api';
 export * from './chat-capabilities';
 export * from './native-batch';
 export * from './video';
+export * from './media';
+export * from './wav';

@@ -17,6 +17,11 @@ function nonNegativeInteger(value: number, param: string): number {
   return value;
 }
 
+function nonNegativeSeconds(value: number, param: string): number {
+  if (!Number.isFinite(value) || value < 0 || value > 1e7) throw new InputError(`${param} must be a non-negative number of seconds`, param);
+  return value;
+}
+
 /** The account the request names, which an API-key caller may only name if it is its own. */
 function requireAccount(caller: GrpcCaller, accountId: string): string {
   if (!accountId) throw new InputError('account_id is required', 'account_id');
@@ -46,7 +51,13 @@ export function billingGrpcHandlers(billing: BillingService, holds: SpendHolds, 
         keyLimitReset: limitReset(req.key_limit_reset),
         requestId: req.request_id,
         deployments: req.deployments,
-        bounds: { promptTokens: nonNegativeInteger(req.prompt_tokens, 'prompt_tokens'), completionTokens: nonNegativeInteger(req.max_output_tokens, 'max_output_tokens') },
+        bounds: {
+          promptTokens: nonNegativeInteger(req.prompt_tokens, 'prompt_tokens'),
+          completionTokens: nonNegativeInteger(req.max_output_tokens, 'max_output_tokens'),
+          images: nonNegativeInteger(req.max_images, 'max_images'),
+          audioSeconds: nonNegativeSeconds(req.max_audio_seconds, 'max_audio_seconds'),
+          videoSeconds: nonNegativeSeconds(req.max_video_seconds, 'max_video_seconds'),
+        },
         grantMicros: nonNegativeInteger(req.grant_micros, 'grant_micros'),
       });
       return { held_micros: held.heldMicros, call_micros: held.callMicros, price_factor_ppm: held.priceFactorPpm };

@@ -8,6 +8,7 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
   let engines: Engines;
   let service: RunningService;
   const plain = usageEvent({ provider_response_id: 'chatcmpl-abc' });
+  const image = usageEvent({ api_type: 'image', provider_response_id: 'req_img/upstream', media_ids: ['img_first', 'img_second'], usage: { generated_images: 2 } as never });
   const slashed = usageEvent({
     account_id: 'acct_ent', deployment: 'dep-fee', api_type: 'video', streamed: true, cancelled: true, finish_reason: '',
     provider_response_id: 'projects/p1/locations/us/operations/op-9',
@@ -18,7 +19,7 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
   beforeAll(async () => {
     engines = await Engines.open(engine);
     service = await engines.startService({ seeds: [{ id: 'acct_a', wallet_usd: '2.5', credit_usd: '10' }, { id: 'acct_ent', wallet_usd: '50', price_factor: '0.8' }] });
-    await engines.bus.publish(TOPICS.usage, [plain, slashed].map((value) => ({ key: value.account_id, value })));
+    await engines.bus.publish(TOPICS.usage, [plain, slashed, image].map((value) => ({ key: value.account_id, value })));
     await eventually('both events recorded', async () => (await get(`/v1/billing/requests/${slashed.request_id}`, 'acct_ent')).status === 200 &&
       (await get('/v1/billing/balance')).body.data.wallet === '2.499800');
   });
@@ -68,6 +69,16 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     });
     const encoded = await get(`/v1/billing/requests/${encodeURIComponent('projects/p1/locations/us/operations/op-9')}`, 'acct_ent');
     expect(encoded.body.data.request_id).toBe(slashed.request_id);
+  });
+
+  test('lookup by each media id of the call (image record ids), beside its request id and provider id', async () => {
+    await eventually('image call recorded', async () => (await get(`/v1/billing/requests/${image.request_id}`)).status === 200);
+    for (const id of ['img_first', 'img_second', 'req_img/upstream', image.request_id]) {
+      const { status, body } = await get(`/v1/billing/requests/${id}`);
+      expect(status).toBe(200);
+      expect(body.data).toMatchObject({ request_id: image.request_id, id: 'req_img/upstream', api_type: 'image', usage: { generated_images: 2 } });
+    }
+    expect((await get('/v1/billing/requests/img_first', 'acct_ent')).status).toBe(404);
   });
 
   test("another account's request is a 404 in the spec envelope, as is an unknown id", async () => {

@@ -41,6 +41,8 @@ export interface LedgerEntry extends Doc {
   /** The spend grant the call ran under and its share of it (absent: the call's hold, if any, is under `_id`). */
   hold_id?: string;
   hold_micros?: number;
+  /** The gateway's ids of what the call produced (image record ids), each resolvable by the lookup. */
+  media_ids?: string[];
   posting_id: string;
   recorded_at_ms: number;
   applied_at_ms: number | null;
@@ -55,6 +57,7 @@ export function ledgerCollection(store: Store): Collection<LedgerEntry> {
 export async function ensureLedgerIndexes(ledger: Collection<LedgerEntry>): Promise<void> {
   await ledger.ensureIndex({ fields: { provider_response_id: 1 } });
   await ledger.ensureIndex({ fields: { posting_id: 1 } });
+  await ledger.ensureIndex({ fields: { media_ids: 1 } });
 }
 
 export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFactorPpm: number, postingId: string, nowMs: number): LedgerEntry {
@@ -83,17 +86,19 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
     price_factor_ppm: priceFactorPpm,
     state: 'applying',
     ...(event.hold_id ? { hold_id: event.hold_id, hold_micros: event.hold_micros } : {}),
+    ...(event.media_ids.length > 0 ? { media_ids: event.media_ids } : {}),
     posting_id: postingId,
     recorded_at_ms: nowMs,
     applied_at_ms: null,
   };
 }
 
-/** The caller's own entry, by platform request id first, then by the provider-facing id. */
+/** The caller's own entry, by platform request id first, then by the provider-facing id, then by a media id of the gateway's. */
 export async function findAccountEntry(ledger: Collection<LedgerEntry>, accountId: string, id: string): Promise<LedgerEntry | null> {
   // Visible once its charge has landed on the balance: a caller who finds the record can rely on the balance.
   return (
     (await ledger.findOne({ _id: id, account_id: accountId, state: 'applied' })) ??
-    (await ledger.findOne({ provider_response_id: id, account_id: accountId, state: 'applied' }))
+    (await ledger.findOne({ provider_response_id: id, account_id: accountId, state: 'applied' })) ??
+    (await ledger.findOne({ media_ids: id, account_id: accountId, state: 'applied' }))
   );
 }

@@ -102,6 +102,7 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
     request_id: `br-00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`,
     account_id: 'acct_a',
     key_hash: 'aa'.repeat(32),
+    media_ids: [],
     model: 'test/chat',
     provider: 'sim',
     deployment: 'dep-chat',

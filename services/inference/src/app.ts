@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { createBatchingPublisher, createOutbox, type Bus } from '@gw/bus';
-import { loadCatalog, PriceBook } from '@gw/catalog';
+import { chatCatalog, loadCatalog, PriceBook } from '@gw/catalog';
 import {
   grpcClientOptions, IdentitySigner, KeysApiKeyAccounts, serviceIdentityInterceptor, startService, type Logger, type RunningService,
 } from '@gw/platform';
@@ -48,7 +48,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     };
     client('providers', { close: async () => { await Promise.all([...providers.values()].map((p) => p.close?.())); } });
     const priceBook = PriceBook.fromCatalog(catalog);
-    const router = new DeploymentRouter(catalog, providerFor, env, logger);
+    const router = new DeploymentRouter(chatCatalog(catalog), providerFor, env, logger);
 
     // Billing's RPCs spend and read account data: every call carries inference's signed service identity.
     const billing = client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),

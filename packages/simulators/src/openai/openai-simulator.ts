@@ -4,6 +4,7 @@ import {
   type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
 import { createOpenAIBatchRoutes, isBatchPath } from './batch-route';
+import { createMediaRoutes, IMAGE_FILE_PREFIX, MEDIA_PATHS } from './media-route';
 import { handleResponses } from './responses-route';
 import { createOpenAIVideoRoutes, isOpenAIVideoPath } from '../video/openai-video-route';
 import { answer } from './simulated-chat';
@@ -36,7 +37,7 @@ interface ChatBody {
   response_format?: { type?: unknown } | null;
 }
 
-/** An OpenAI upstream on loopback alone: chat completions, responses, the model list, files and batches. */
+/** An OpenAI upstream on loopback alone: chat completions, responses, the model list, files and batches, images and audio. */
 export async function startOpenAISimulator(options: OpenAISimulatorOptions = {}): Promise<OpenAISimulator> {
   const handle = createOpenAIHandler(options);
   return serve(handle, handle.notFound, options, (url) => ({ baseUrl: `${url}/v1` }));
@@ -51,8 +52,14 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
   const fixtures = options.fixtures ?? {};
   const batchRoutes = createOpenAIBatchRoutes();
   const videoRoutes = createOpenAIVideoRoutes(() => latencyDefault);
+  const mediaRoutes = createMediaRoutes({ latencyMs: (req) => latencyOf(req, latencyDefault), fixtures, baseUrl: (req) => `http://${req.headers.host}` });
 
   function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
+    // Generated image URLs are presigned: fetched without the API key, like a real provider's.
+    if (req.method === 'GET' && path.startsWith(IMAGE_FILE_PREFIX)) {
+      req.resume();
+      return mediaRoutes.serveImage(res, path);
+    }
     if (!isAuthorized(req)) {
       req.resume();
       return sendJson(res, 401, openAIErrorBody("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", 'invalid_request_error', null, null));
@@ -60,6 +67,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
     if (req.method === 'POST' && path === '/v1/chat/completions') return read(req, res, (raw) => handleChat(req, res, raw));
     if (isBatchPath(path)) return read(req, res, (raw) => batchRoutes.route(req, res, path, raw));
     if (isOpenAIVideoPath(path)) return read(req, res, (raw) => videoRoutes.route(req, res, path, raw));
+    if (req.method === 'POST' && MEDIA_PATHS.has(path)) return read(req, res, (raw) => void mediaRoutes.route(req, res, path, raw));
     if (req.method === 'POST' && path === '/v1/responses') {
       return read(req, res, (raw) => handleResponses(res, raw, { latencyMs: latencyOf(req, latencyDefault), fixtures, callId: ++callCounter }));
     }
@@ -126,7 +134,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
     byIdempotencyKey.set(key, answer);
   }
 
-  return simulatorHandler((path) => PATHS.has(path) || isBatchPath(path) || isOpenAIVideoPath(path), route);
+  return simulatorHandler((path) => PATHS.has(path) || isBatchPath(path) || isOpenAIVideoPath(path) || MEDIA_PATHS.has(path) || path.startsWith(IMAGE_FILE_PREFIX), route);
 }
 
 function isAuthorized(req: http.IncomingMessage): boolean {

@@ -35,6 +35,8 @@ export function supportedParameters(capabilities: ChatCapabilities[]): string[] 
 }
 
 export function toModelObject(m: CatalogModel, routeCapabilities: ChatCapabilities[]): ModelObject {
+  // A media model's accepted fields are its parameter schema (the media service validates against it).
+  const supported = m.media ? Object.keys(m.parameter_schema) : supportedParameters(routeCapabilities);
   const parameterSchema = Object.fromEntries(
     Object.entries(m.parameter_schema).map(([name, p]) => [name, {
       type: p.type, options: p.options, default: p.default ?? null, min: p.min, max: p.max,
@@ -57,7 +59,7 @@ export function toModelObject(m: CatalogModel, routeCapabilities: ChatCapabiliti
     links: { details: `/v1/models/${m.id}` },
     name: m.name,
     per_request_limits: { completion_tokens: m.per_request_limits.completion_tokens, prompt_tokens: m.per_request_limits.prompt_tokens },
-    supported_parameters: supportedParameters(routeCapabilities),
+    supported_parameters: supported,
     parameter_schema: parameterSchema,
     supported_voices: m.supported_voices,
   };
@@ -69,7 +71,7 @@ export class ModelDirectory {
   readonly listJson: string;
 
   constructor(catalog: Catalog, capabilitiesOf: (kind: string) => ChatCapabilities = chatCapabilities) {
-    const routeCapabilities = (m: CatalogModel) => m.deployments.map((d) => capabilitiesOf(catalog.providers[d.provider]!.kind));
+    const routeCapabilities = (m: CatalogModel) => (m.media ? [] : m.deployments.map((d) => capabilitiesOf(catalog.providers[d.provider]!.kind)));
     this.byId = new Map(catalog.models.map((m) => [m.id, { model: m, object: toModelObject(m, routeCapabilities(m)) }]));
     this.listJson = JSON.stringify({ object: 'list', data: [...this.byId.values()].map((e) => e.object) });
   }

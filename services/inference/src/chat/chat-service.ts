@@ -1,4 +1,4 @@
-import { NotFoundError, type Identity } from '@gw/platform';
+import { InputError, NotFoundError, type Identity } from '@gw/platform';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
 import type { CatalogModel } from '@gw/catalog';
 import { callBounds, inferenceBilledCalls, type BilledCallDeps, type CallPlan, type InferenceBilledCalls } from '../billed-call/inference-billed-calls';
@@ -39,6 +39,7 @@ export class ChatService {
     const req = validateChatBody(body);
     const entry = this.deps.models.get(req.model);
     if (!entry) throw new NotFoundError(`Model '${req.model}' not found`, 'model', 'model_not_found');
+    if (entry.model.media) throw new InputError(`Model '${entry.model.id}' is a ${entry.model.media} model, served by the media endpoints`, 'model', 'unsupported_api');
     validateChatForModel(req, entry.model);
     return { req, model: entry.model, serves: routesHonouring(req, entry.model, this.deps.router) };
   }

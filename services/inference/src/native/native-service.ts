@@ -98,6 +98,7 @@ export class NativeService {
     const body = validate(c.body);
     const entry = this.deps.models.get(body.model as string);
     if (!entry) throw new NotFoundError(`Model '${body.model}' not found`, 'model', 'model_not_found');
+    if (entry.model.media) throw new InputError(`Model '${entry.model.id}' is a ${entry.model.media} model, served by the media endpoints`, 'model', 'unsupported_api');
     const model = entry.model;
     const serves = (r: Route) => this.deps.translators.for(c.api, r.kind) !== null;
     if (this.deps.router.candidates(model, serves).length === 0) {

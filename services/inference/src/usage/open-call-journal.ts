@@ -289,6 +289,7 @@ export function estimatedUsageEvent(doc: OpenCallDoc): UsageEvent {
   return {
     request_id: doc._id,
     account_id: doc.account_id,
+    media_ids: [],
     key_hash: doc.key_hash,
     model: doc.model,
     provider: doc.provider,

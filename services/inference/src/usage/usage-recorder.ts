@@ -63,6 +63,7 @@ export class UsageRecorder {
       usage_estimated: false,
       hold_id: call.hold.grant ? call.hold.holdId : '',
       hold_micros: call.hold.grant ? call.hold.micros : 0,
+      media_ids: [],
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
   }

@@ -22,7 +22,7 @@ export class VideoModels {
   private readonly models = new Map<string, CatalogModel>();
 
   constructor(catalog: Catalog, env: NodeJS.ProcessEnv) {
-    for (const model of catalog.models.filter((m) => m.architecture.output_modalities.includes('video'))) {
+    for (const model of catalog.models.filter((m) => m.media === 'video')) {
       this.models.set(model.id, model);
       this.routes.set(model.id, model.deployments.map((d) => {
         const p = catalog.providers[d.provider]!;

@@ -45,20 +45,21 @@ export class VideoSettlement {
       provider: video.provider_name ?? '',
       deployment: video.deployment_id ?? '',
       api_type: 'video',
-      // The gateway's video id; the provider's task id travels as the upstream correlation id. Both resolve in the billing lookup.
-      provider_response_id: video._id,
+      // The provider's task id and the gateway's video id: the billing lookup resolves both (and the request id).
+      provider_response_id: video.provider_task_id ?? '',
       served_model: video.model,
       streamed: false,
       cancelled: false,
       finish_reason: 'completed',
       status: 'succeeded',
-      usage: { ...video.usage, provider_request_id: video.provider_task_id ?? '' } as UsageEvent['usage'],
+      usage: { ...video.usage } as UsageEvent['usage'],
       latency_ms: (video.completed_at_ms ?? now) - video.created_at_ms,
       generation_time_ms: (video.completed_at_ms ?? now) - video.created_at_ms,
       created_at_ms: video.created_at_ms,
       usage_estimated: false,
       hold_id: '',
       hold_micros: 0,
+      media_ids: [video._id],
     };
     await this.outbox.publish(TOPICS.usage, [{ key: video.account_id, value: event }]);
     await this.videos.updateOne({ _id: video._id, usage_pending: true }, { $set: { usage_pending: false } });

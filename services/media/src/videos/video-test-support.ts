@@ -37,6 +37,7 @@ function model(id: string, outputs: string[], schema: object, provider: string, 
   return {
     id, name: id, owned_by: 'test', updated_at: '2026-11-01T00:00:00Z',
     architecture: { input_modalities: ['text'], output_modalities: outputs, tokenizer: null }, parameter_schema: schema,
+    ...(outputs.includes('video') ? { media: 'video' } : {}),
     deployments: [{ id: `${id}-dep`, provider, provider_model: providerModel, price: { prompt_per_million: '0', completion_per_million: '0', per_request: '0.01' } }],
   };
 }

@@ -78,11 +78,11 @@ describe('videos in the media service', () => {
     const made = await call('POST', '/v1/videos', { model: SORA_MODEL, prompt: 'waves', duration: 8, aspect_ratio: '9:16' });
     const id = made.body.id;
     await poll(id);
-    const event = await waitFor('usage event', () => bed.usage.find((u) => u.provider_response_id === id));
+    const event = await waitFor('usage event', () => bed.usage.find((u) => u.media_ids.includes(id)));
     const task = await bed.store.collection<VideoDoc>('videos').findOne({ _id: id });
     expect(event).toMatchObject({
       request_id: made.headers.get('x-request-id'), account_id: 'acct_alice', api_type: 'video', model: SORA_MODEL, status: 'succeeded',
-      deployment: `${SORA_MODEL}-dep`, usage: expect.objectContaining({ video_duration_seconds: 8, provider_request_id: task!.provider_task_id }),
+      deployment: `${SORA_MODEL}-dep`, provider_response_id: task!.provider_task_id, usage: expect.objectContaining({ video_duration_seconds: 8 }),
     });
     await new Promise((r) => setTimeout(r, 300));
     expect(bed.usage.filter((u) => u.request_id === event.request_id)).toHaveLength(1);
@@ -104,7 +104,7 @@ describe('videos in the media service', () => {
     const badBody = JSON.parse(bed.callbacks.find((c) => c.event_id === `${bad}:failed`)!.body_json);
     expect(badBody).toMatchObject({ id: bad, status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected' }, payload: { status: 'failed' } });
     expect(badBody).not.toHaveProperty('request_id');
-    expect(bed.usage.filter((u) => u.provider_response_id === bad)).toHaveLength(0);
+    expect(bed.usage.filter((u) => u.media_ids.includes(bad))).toHaveLength(0);
   });
 
   it('content before completion is the spec error naming the status; another account sees 404', async () => {
@@ -177,11 +177,11 @@ describe('videos in the media service', () => {
     const submitted = bed.sim.requests;
     media = await bed.start();
     for (const id of ids) await poll(id);
-    await waitFor('usage of each', () => ids.every((id) => bed.usage.some((u) => u.provider_response_id === id)));
+    await waitFor('usage of each', () => ids.every((id) => bed.usage.some((u) => u.media_ids.includes(id))));
     await waitFor('callback of each', () => ids.every((id) => bed.callbacks.some((c) => c.event_id === `${id}:completed`)));
     await new Promise((r) => setTimeout(r, 300));
     for (const id of ids) {
-      expect(bed.usage.filter((u) => u.provider_response_id === id)).toHaveLength(1);
+      expect(bed.usage.filter((u) => u.media_ids.includes(id))).toHaveLength(1);
       expect(bed.callbacks.filter((c) => c.event_id.startsWith(id))).toHaveLength(1);
     }
     const tasks = await bed.store.collection<VideoDoc>('videos').find({});

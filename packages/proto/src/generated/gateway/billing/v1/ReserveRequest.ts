@@ -29,6 +29,12 @@ export interface ReserveRequest {
    * have left); 0 holds exactly the call's worst case.
    */
   'grant_micros'?: (number | string | Long);
+  /**
+   * Upper bounds of a media call's billable quantities (images generated, seconds of audio or video).
+   */
+  'max_images'?: (number | string | Long);
+  'max_audio_seconds'?: (number | string);
+  'max_video_seconds'?: (number | string);
 }
 
 export interface ReserveRequest__Output {
@@ -58,4 +64,10 @@ export interface ReserveRequest__Output {
    * have left); 0 holds exactly the call's worst case.
    */
   'grant_micros': (number);
+  /**
+   * Upper bounds of a media call's billable quantities (images generated, seconds of audio or video).
+   */
+  'max_images': (number);
+  'max_audio_seconds': (number);
+  'max_video_seconds': (number);
 }

@@ -57,6 +57,11 @@ export interface UsageEvent {
    */
   'hold_id'?: (string);
   'hold_micros'?: (number | string | Long);
+  /**
+   * The gateway's own ids of what the call produced (image record ids): the billing lookup resolves each of
+   * them to this call, beside request_id and provider_response_id.
+   */
+  'media_ids'?: (string)[];
 }
 
 /**
@@ -113,4 +118,9 @@ export interface UsageEvent__Output {
    */
   'hold_id': (string);
   'hold_micros': (number);
+  /**
+   * The gateway's own ids of what the call produced (image record ids): the billing lookup resolves each of
+   * them to this call, beside request_id and provider_response_id.
+   */
+  'media_ids': (string)[];
 }

@@ -1,0 +1,15 @@
+import type { MediaProvider } from '@gw/provider-spec';
+import { EspeakSpeechProvider } from './espeak-ng/espeak-speech-provider';
+import { OpenAIMediaProvider } from './openai-media/openai-media-provider';
+
+/** One media provider per wire format (catalogue provider `kind`); an unknown kind is a configuration error. */
+export function createMediaProvider(kind: string): MediaProvider {
+  switch (kind) {
+    case 'openai-compatible':
+      return new OpenAIMediaProvider();
+    case 'espeak-ng':
+      return new EspeakSpeechProvider();
+    default:
+      throw new Error(`Unknown media provider kind "${kind}"`);
+  }
+}

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { markRetryable, type MediaCapabilities, type MediaProvider, type MediaTarget, type SpeechAudio, type SpeechRequest } from '@gw/provider-spec';
+import { UnavailableError, UpstreamError } from '@gw/platform';
+
+export const ESPEAK_CAPABILITIES: MediaCapabilities = {
+  imageGeneration: [], imageEdit: [], imageStream: false,
+  transcription: [], transcriptionFormats: [],
+  speech: ['voice', 'response_format', 'speed'],
+  speechFormats: ['wav'],
+  native: [],
+};
+
+/** espeak-ng's default rate, in words per minute: `speed` 1.0. Its own bounds are 80 to 450. */
+const BASE_WPM = 175;
+
+/**
+ * Speech synthesized on this machine by espeak-ng (a Debian package): a real offline voice for the single-machine
+ * gateway. The target's `providerModel` is unused (espeak-ng has one engine); `voice` is an espeak-ng voice name
+ * (such as `en-us`), and the audio is 22,050 Hz mono 16-bit WAV, streamed as espeak-ng writes it.
+ */
+export class EspeakSpeechProvider implements MediaProvider {
+  readonly kind = 'espeak-ng';
+  readonly capabilities = ESPEAK_CAPABILITIES;
+
+  constructor(private readonly command = 'espeak-ng') {}
+
+  async speech(req: SpeechRequest, target: MediaTarget, signal?: AbortSignal): Promise<SpeechAudio> {
+    const wpm = Math.max(80, Math.min(450, Math.round(BASE_WPM * req.speed)));
+    // The text goes on stdin, never on the command line: it cannot be read as an option.
+    const child = spawn(this.command, ['--stdout', '-v', req.voice, '-s', String(wpm)], { stdio: ['pipe', 'pipe', 'pipe'], signal, timeout: target.timeoutMs });
+    const started = new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT'
+        ? markRetryable(new UnavailableError('The local speech engine (espeak-ng) is not installed on this machine'), false)
+        : markRetryable(new UpstreamError(`The local speech engine failed: ${err.message}`), false)));
+    });
+    await started;
+    child.stdin.end(req.input);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8').slice(0, 1000); });
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    return {
+      contentType: 'audio/wav',
+      providerResponseId: `espeak-${child.pid ?? 0}-${Date.now()}`,
+      chunks: (async function* () {
+        let bytes = 0;
+        for await (const chunk of child.stdout) {
+          bytes += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
+        const code = await exited;
+        if (code !== 0 || bytes === 0) throw markRetryable(new UpstreamError(`The local speech engine failed (exit ${code}): ${stderr.trim() || 'no audio'}`), false);
+      })(),
+    };
+  }
+}
