@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { videoModels, videoProvider } from './video-catalog';
 
 export const E2E_MODEL = 'e2e/echo-chat';
 /** USD per million tokens; integer micros per token make expected charges exact. */
@@ -56,6 +57,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
       'slow-simulator-short-deadline': { ...provider('openai-compatible', slowSimulatorPort), timeout_ms: 300 },
       'anthropic-simulator': provider('anthropic', simulatorPort),
       'gemini-simulator': { ...provider('gemini', simulatorPort), base_url: `http://127.0.0.1:${simulatorPort}/v1beta` },
+      'seedance-simulator': videoProvider(simulatorPort),
     },
     models: [...formatModels(), {
       id: E2E_MODEL,
@@ -89,7 +91,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
       updated_at: '2026-11-01T00:00:00Z',
       architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
       deployments: [{ id: 'e2e-trickle', provider: 'simulator', provider_model: 'sim-trickle', price: E2E_PRICE }],
-    }, ...slowModels(), ...nativeModels(), ...batchModels()],
+    }, ...slowModels(), ...nativeModels(), ...batchModels(), ...videoModels()],
   }, null, 2));
   return file;
 }

@@ -123,6 +123,14 @@ describe.each(FORMATS)('video tasks of $kind', (format) => {
     expect(done.raw.model).toBe(format.providerModel);
   });
 
+  it('task ids with slashes are sent encoded and polled back', async () => {
+    const handle = await provider.submit(request('slashed'), withModel('sim-slash-ids'));
+    expect(handle.id).toMatch(/^tasks\/\d{4}-\d{2}-\d{2}\//);
+    const done = (await pollToEnd(handle)).at(-1)!;
+    expect(done.status).toBe('completed');
+    expect((await bytesOf((await provider.download(handle, done, target)).body)).equals(simulatedMp4(handle.id, format.seconds))).toBe(true);
+  });
+
   it('declares what it honours', () => {
     expect(videoCapabilities(format.kind)).toBe(provider.capabilities);
   });

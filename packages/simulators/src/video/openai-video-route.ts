@@ -1,7 +1,7 @@
 import type * as http from 'node:http';
 import { answerModelKnob, sendJson } from '../http-kit';
 import { openAIErrorBody, simulatedErrorBody } from '../openai/openai-wire';
-import { simulatedMp4, SimVideoTasks, type SimVideoTask } from './video-tasks';
+import { decodeTaskId, simulatedMp4, SimVideoTasks, type SimVideoTask } from './video-tasks';
 
 /**
  * OpenAI's videos API: `POST /v1/videos` (JSON: model, prompt, size, seconds as a string), `GET /v1/videos`,
@@ -49,7 +49,8 @@ export function createOpenAIVideoRoutes(latencyMs: () => number) {
   }
 
   function route(req: http.IncomingMessage, res: http.ServerResponse, path: string, raw: Buffer): void {
-    const [, id, content] = VIDEO_PATH.exec(path) ?? [];
+    const [, rawId, content] = VIDEO_PATH.exec(path) ?? [];
+    const id = rawId === undefined ? undefined : decodeTaskId(rawId);
     if (req.method === 'POST' && !id) return create(res, raw);
     if (req.method === 'GET' && !id) return sendJson(res, 200, { object: 'list', data: tasks.list().map(videoObject), has_more: false });
     if (req.method !== 'GET' || !id) return sendJson(res, 405, openAIErrorBody(`Method ${req.method} not allowed`, 'invalid_request_error', null, null));

@@ -2,7 +2,7 @@ import type * as http from 'node:http';
 import {
   answerModelKnob, latencyOf, readBody, sendJson, serve, simulatorHandler, type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
-import { SIMULATED_FRAME_PNG, simulatedMp4, SimVideoTasks, type SimVideoTask } from './video-tasks';
+import { decodeTaskId, SIMULATED_FRAME_PNG, simulatedMp4, SimVideoTasks, type SimVideoTask } from './video-tasks';
 
 /**
  * Seedance's content generation tasks (Ark `api/v3`, base URL `url/api/v3`): `POST /api/v3/contents/generations/tasks`
@@ -40,8 +40,8 @@ function taskObject(task: SimVideoTask, origin: string) {
     id: task.id, model: task.model, status: task.status, error: task.error,
     content: succeeded
       ? {
-        video_url: `${origin}/sim-assets/videos/${task.id}.mp4`,
-        ...(task.params.return_last_frame === true ? { last_frame_url: `${origin}/sim-assets/frames/${task.id}.png` } : {}),
+        video_url: `${origin}/sim-assets/videos/${encodeURIComponent(task.id)}.mp4`,
+        ...(task.params.return_last_frame === true ? { last_frame_url: `${origin}/sim-assets/frames/${encodeURIComponent(task.id)}.png` } : {}),
       }
       : undefined,
     usage: succeeded ? { completion_tokens: task.duration * 20_000, total_tokens: task.duration * 20_000 } : undefined,
@@ -96,7 +96,7 @@ export function createSeedanceHandler(options: SimulatorHandlerOptions = {}): Si
     const asset = ASSET_PATH.exec(path);
     if (asset) {
       req.resume();
-      const task = tasks.get(asset[2]);
+      const task = tasks.get(decodeTaskId(asset[2]));
       if (!task || task.status !== 'succeeded') return sendJson(res, 404, errorBody('NotFound', 'The object does not exist.'));
       const bytes = asset[1] === 'videos' ? simulatedMp4(task.id, task.duration) : SIMULATED_FRAME_PNG;
       res.writeHead(200, { 'content-type': asset[1] === 'videos' ? 'video/mp4' : 'image/png', 'content-length': bytes.length });
@@ -114,7 +114,7 @@ export function createSeedanceHandler(options: SimulatorHandlerOptions = {}): Si
     req.resume();
     if (req.method === 'GET' && path === '/api/v3/contents/generations/tasks') return sendJson(res, 200, { items: tasks.list().map((t) => taskObject(t, origin)), total: tasks.list().length });
     if (req.method !== 'GET' || !id) return sendJson(res, 404, errorBody('NotFound', `No simulated API at ${req.method} ${path}`));
-    const polled = tasks.poll(id);
+    const polled = tasks.poll(decodeTaskId(id));
     if (!polled) return sendJson(res, 404, errorBody('ResourceNotFound', `The task ${id} does not exist.`));
     if ('errorStatus' in polled) return sendJson(res, polled.errorStatus, simulatedError(polled.errorStatus), polled.errorStatus === 429 ? { 'retry-after': '1' } : {});
     sendJson(res, 200, taskObject(polled.task, origin));

@@ -5,6 +5,7 @@ import { simulatedErrorStatus } from '../http-kit';
  * when it ends: `queued`, then `running` at 30 and 70 percent, then `succeeded`. Knobs, by the prompt's first
  * word: `sim-fail` ends the task failed (a per-task failure); `sim-slow` takes five more running polls;
  * `sim-stuck` never leaves running; `sim-poll-error-<status>` answers the task's first poll with that status.
+ * The model `sim-slash-ids` gets task ids with slashes in them (`tasks/<date>/<id>`), as some providers' operation names have.
  */
 export type SimTaskStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -45,8 +46,9 @@ export class SimVideoTasks {
     const now = Math.floor(Date.now() / 1000);
     const knob = knobOf(prompt);
     const pollErrorStatus = knob.startsWith('sim-poll-error-') ? simulatedErrorStatus(`sim-error-${knob.slice('sim-poll-error-'.length)}`) : undefined;
+    const own = `${this.prefix}${(++this.counter).toString(36).padStart(10, '0')}${Date.now().toString(36)}`;
     const task: SimVideoTask = {
-      id: `${this.prefix}${(++this.counter).toString(36).padStart(10, '0')}${Date.now().toString(36)}`,
+      id: model === 'sim-slash-ids' ? `tasks/${new Date().toISOString().slice(0, 10)}/${own}` : own,
       model, prompt, status: 'queued', polls: 0, progress: 0, createdAt: now, updatedAt: now, duration, params, error: null,
       pollErrors: pollErrorStatus ? 1 : 0, pollErrorStatus: pollErrorStatus ?? 0,
     };
@@ -116,3 +118,12 @@ export function simulatedMp4(taskId: string, durationSeconds: number): Buffer {
 
 /** A 1x1 PNG: the simulated last frame. */
 export const SIMULATED_FRAME_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+/** A task id from a request path (ids with slashes arrive percent-encoded); a malformed encoding is taken as it is. */
+export function decodeTaskId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
