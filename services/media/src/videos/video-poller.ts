@@ -4,6 +4,7 @@ import { JobStore, type JobHandler } from '@gw/jobs';
 import { toGatewayError, type Logger } from '@gw/platform';
 import { isRetryableUpstreamError, type VideoTaskError, type VideoTaskState } from '@gw/provider-spec';
 import type { Collection, Store } from '@gw/store';
+import type { VideoHolds } from './video-holds';
 import type { VideoModels, VideoRoute } from './video-routes';
 import { isTerminalVideo, parseStoredJson, videoBlobKey, type VideoDoc, type VideoStatus } from './video-records';
 import type { VideoSettlement } from './video-settlement';
@@ -34,6 +35,7 @@ export interface VideoPollerDeps {
   models: VideoModels;
   blobs: BlobStore;
   settlement: VideoSettlement;
+  holds: Pick<VideoHolds, 'release'>;
   options: VideoPollerOptions;
   logger: Logger;
   now?: () => number;
@@ -155,6 +157,8 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
       await sleep(delay, signal);
       delay = Math.min(Math.round(delay * 1.5), options.pollMaxMs);
     }
+    // A failed video is not billed: its hold goes back (a completed one is settled by its usage event).
+    if (video.status === 'failed') deps.holds.release(video.account_id, video.request_id, video.trace_id);
     await deps.settlement.settle(video);
     return { status: video.status };
   };

@@ -8,6 +8,8 @@ import { createLogger, IdentitySigner, type Identity, type RunningService } from
 import { TOPICS, type CallbackRequested, type UsageEvent } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { startSimulators, type RunningSimulator } from '../../../../packages/simulators/src';
+import { startBillingService } from '../../../billing/src/app';
+import { billingConfigSchema } from '../../../billing/src/config';
 import { startMediaService } from '../app';
 import { mediaConfigSchema, type MediaConfig } from '../config';
 
@@ -38,7 +40,7 @@ function model(id: string, outputs: string[], schema: object, provider: string, 
     id, name: id, owned_by: 'test', updated_at: '2026-11-01T00:00:00Z',
     architecture: { input_modalities: ['text'], output_modalities: outputs, tokenizer: null }, parameter_schema: schema,
     ...(outputs.includes('video') ? { media: 'video' } : {}),
-    deployments: [{ id: `${id}-dep`, provider, provider_model: providerModel, price: { prompt_per_million: '0', completion_per_million: '0', per_request: '0.01' } }],
+    deployments: [{ id: `${id}-dep`, provider, provider_model: providerModel, price: { prompt_per_million: '0', completion_per_million: '0', per_video_second: '0.02' } }],
   };
 }
 
@@ -48,6 +50,8 @@ export interface VideoTestBed {
   bus: Bus;
   blobs: BlobStore;
   config: MediaConfig;
+  /** The real billing service on the same engines (spend holds, the ledger, the lookup). */
+  billing: RunningService;
   start(extra?: Partial<MediaConfig>): Promise<RunningService>;
   /** Every usage event and callback published so far (the bus, read by a group of the test's own). */
   usage: UsageEvent[];
@@ -74,7 +78,15 @@ export async function openVideoTestBed(): Promise<VideoTestBed> {
   const logger = createLogger('media-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const bus = createBus({ engine: 'embedded', store, pollMs: 50 }, logger);
   const blobs = createBlobStore({ engine: 'fs', root: join(dir, 'blobs') });
+  const billing = await startBillingService({
+    config: billingConfigSchema.parse({
+      BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: catalogFile, GATEWAY_IDENTITY_SECRET: MEDIA_TEST_SECRET, KEYS_GRPC_ADDR: '127.0.0.1:1',
+      BIND_HOST: '127.0.0.1', SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_alice', credit_usd: '10' }, { id: 'acct_bob', credit_usd: '10' }, { id: 'acct_broke', credit_usd: '0' }]),
+    }),
+    store, bus, logger,
+  });
   const config = mediaConfigSchema.parse({
+    BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`,
     MEDIA_HTTP_PORT: '0', GATEWAY_IDENTITY_SECRET: MEDIA_TEST_SECRET, BIND_HOST: '127.0.0.1', CATALOG_FILE: catalogFile,
     MEDIA_PUBLIC_BASE_URL: 'http://127.0.0.1:9', VIDEO_POLL_MIN_MS: '20', VIDEO_POLL_MAX_MS: '50', VIDEO_CLAIM_POLL_MS: '50',
     VIDEO_LEASE_MS: '1000',
@@ -91,10 +103,11 @@ export async function openVideoTestBed(): Promise<VideoTestBed> {
   });
   const env = { ...process.env, SIMULATOR_API_KEY: 'sk-sim' };
   return {
-    sim, store, bus, blobs, config, usage, callbacks,
+    sim, store, bus, blobs, config, billing, usage, callbacks,
     start: (extra = {}) => startMediaService({ config: { ...config, ...extra }, store, bus, blobs, logger, env }),
     close: async () => {
       await subscription.stop();
+      await billing.stop();
       await bus.close();
       await blobs.close();
       await store.close();

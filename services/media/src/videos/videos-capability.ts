@@ -1,6 +1,7 @@
 import { JobWorkerPool } from '@gw/jobs';
 import type { Router } from 'express';
 import type { MediaContext } from '../media-context';
+import { VideoHolds } from './video-holds';
 import { videoJobHandler, videoJobStore, type VideoJobPayload, type VideoJobResult } from './video-poller';
 import { ensureVideoIndexes, videosCollection } from './video-records';
 import { VideoModels } from './video-routes';
@@ -20,12 +21,13 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv): Pr
   await jobs.ensureIndexes();
   const models = scope.client('video-providers', new VideoModels(ctx.catalog, env));
   const settlement = new VideoSettlement(videos, ctx.outbox, ctx.signedUrls, scope.logger);
+  const holds = scope.client('video-billing', new VideoHolds(config.BILLING_GRPC_ADDR, config.GATEWAY_IDENTITY_SECRET, scope.logger));
 
   const workers = scope.background('video-pollers', new JobWorkerPool<VideoJobPayload, VideoJobResult>({
     jobs,
     logger: scope.logger.child({ component: 'video-pollers' }),
     handler: videoJobHandler({
-      videos, models, blobs: ctx.blobs, settlement, logger: scope.logger,
+      videos, models, blobs: ctx.blobs, settlement, holds, logger: scope.logger,
       options: { pollMinMs: config.VIDEO_POLL_MIN_MS, pollMaxMs: config.VIDEO_POLL_MAX_MS, taskTimeoutMs: config.VIDEO_TASK_TIMEOUT_MS, maxVideoBytes: config.VIDEO_MAX_BYTES },
     }),
     workers: config.VIDEO_WORKERS,
@@ -37,7 +39,7 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv): Pr
     maxAttempts: 1_000,
   }));
   const service = new VideosService({
-    videos, models, knownModel: (id) => ctx.catalog.models.some((m) => m.id === id), jobs, workers,
+    videos, models, knownModel: (id) => ctx.catalog.models.some((m) => m.id === id), jobs, workers, holds,
     blobs: ctx.blobs, urls: ctx.signedUrls, outbound: ctx.outbound,
   });
 

@@ -7,6 +7,7 @@ import type { VideoGenerationRequest } from '@gw/provider-spec';
 import type { Collection } from '@gw/store';
 import type { SignedUrls } from '../signed-urls';
 import { toVideoObject, videoFilename, type VideoObject } from './video-object';
+import { maxVideoSeconds, type VideoHolds } from './video-holds';
 import type { VideoJobStore } from './video-poller';
 import type { VideoDoc } from './video-records';
 import { checkAgainstSchema, parseNativeVideoRequest, parseVideoRequest, type VideoGatewayFields } from './video-request';
@@ -19,6 +20,7 @@ export interface VideosServiceDeps {
   knownModel: (id: string) => boolean;
   jobs: VideoJobStore;
   workers: { wake(): void };
+  holds: Pick<VideoHolds, 'reserve' | 'release'>;
   blobs: BlobStore;
   urls: SignedUrls;
   outbound: OutboundPolicy;
@@ -52,20 +54,26 @@ export class VideosService {
     let request: VideoGenerationRequest | null = null;
     let nativeBody: Record<string, unknown> | null = null;
     let prompt: string;
+    let model: CatalogModel;
     if (native) {
       const parsed = parseNativeVideoRequest(body);
       ({ body: nativeBody, prompt } = parsed);
       fields = parsed;
-      this.deps.models.model(fields.model, this.deps.knownModel);
+      model = this.deps.models.model(fields.model, this.deps.knownModel);
     } else {
       const parsed = parseVideoRequest(body);
       fields = parsed;
       request = parsed.request;
       prompt = request.prompt;
-      this.checkRequest(this.deps.models.model(fields.model, this.deps.knownModel), request);
+      model = this.deps.models.model(fields.model, this.deps.knownModel);
+      this.checkRequest(model, request);
     }
     if (fields.callbackUrl !== null) await checkOutboundUrl(fields.callbackUrl, { ...this.deps.outbound, param: 'callback_url' });
 
+    // The billing id exists, and the spend is held, before anything is stored or sent upstream.
+    const requestId = newRequestId();
+    const deployments = this.deps.models.routesOf(model.id).map((r) => r.deployment.id);
+    await this.deps.holds.reserve(identity, requestId, deployments, maxVideoSeconds(model, (request ?? nativeBody)?.duration), traceId);
     const now = this.now();
     const video: VideoDoc = {
       _id: newId('video_'),
@@ -74,7 +82,7 @@ export class VideosService {
       model: fields.model,
       prompt,
       status: 'queued',
-      request_id: newRequestId(),
+      request_id: requestId,
       caller_request_id: fields.callerRequestId,
       callback_url: fields.callbackUrl,
       parameters: request ? echoParameters(request) : {},
@@ -85,7 +93,12 @@ export class VideosService {
       usage_pending: false, callback_pending: false, trace_id: traceId,
       created_at_ms: now, updated_at_ms: now, completed_at_ms: null,
     };
-    await this.deps.videos.insertOne(video);
+    try {
+      await this.deps.videos.insertOne(video);
+    } catch (err) {
+      this.deps.holds.release(identity.accountId, requestId, traceId);
+      throw err;
+    }
     await this.enqueue(video);
     return { video: toVideoObject(video, this.deps.urls), requestId: video.request_id };
   }

@@ -87,6 +87,26 @@ describe('videos in the media service', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(bed.usage.filter((u) => u.request_id === event.request_id)).toHaveLength(1);
     expect(bed.callbacks).toHaveLength(0);
+    // The billing lookup finds the call by each of its ids, charged 8 s at 0.02 USD a second.
+    for (const id of [event.request_id, made.body.id, task!.provider_task_id!]) {
+      const found = await waitFor(`billing record by ${id}`, async () => {
+        const res = await callMedia(bed.billing.httpPort, 'GET', `/v1/billing/requests/${id}`, alice);
+        return res.status === 200 ? res.body.data : undefined;
+      });
+      expect(found).toMatchObject({ request_id: event.request_id, api_type: 'video', charged_cost: '0.160000', usage: { video_duration_seconds: 8 } });
+    }
+  });
+
+  it('an account without balance gets a 402 before anything is stored; a failed video gives its hold back', async () => {
+    const broke = await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'x' }, identityOf('acct_broke'));
+    expect(broke.status).toBe(402);
+    expect(await bed.store.collection('videos').find({})).toHaveLength(0);
+    const heldMicros = async () => (await bed.store.collection<{ _id: string; held_micros: number }>('accounts').findOne({ _id: 'acct_alice' }))?.held_micros;
+    const id = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'sim-fail x', duration: 12 })).body.id;
+    // 12 s at 0.02 USD a second, held before the answer.
+    expect(await heldMicros()).toBe(240_000);
+    await poll(id);
+    await waitFor('hold released', async () => (await heldMicros()) === 0);
   });
 
   it('one callback per terminal state, with the spec body and a stable event id', async () => {
