@@ -187,6 +187,30 @@ describe('videos in the media service', () => {
     await waitFor('failure callback', () => bed.callbacks.find((c) => c.event_id === `${id}:failed`));
   });
 
+  it('two instances on one store share the videos: each is followed by one of them, billed and called back once', async () => {
+    const second = await bed.start();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const port = i % 2 === 0 ? media.httpPort : second.httpPort;
+        ids.push((await callMedia(port, 'POST', '/v1/videos', alice, { model: SORA_MODEL, prompt: `shared ${i}`, callback_url: 'https://127.0.0.1:9/h' })).body.id);
+      }
+      for (const id of ids) expect((await callMedia(second.httpPort, 'GET', `/v1/videos/${id}`, alice)).status).toBe(200);
+      for (const id of ids) await poll(id);
+      await waitFor('usage and callback of each', () => ids.every((id) => bed.usage.some((u) => u.media_ids.includes(id)) && bed.callbacks.some((c) => c.event_id === `${id}:completed`)));
+      await new Promise((r) => setTimeout(r, 300));
+      for (const id of ids) {
+        expect(bed.usage.filter((u) => u.media_ids.includes(id))).toHaveLength(1);
+        expect(bed.callbacks.filter((c) => c.event_id.startsWith(id))).toHaveLength(1);
+      }
+      // Upstream, one task per video: no video was submitted by both instances.
+      const upstream = await (await fetch(`${bed.sim.url}/v1/videos`, { headers: { authorization: 'Bearer sk-sim' } })).json() as { data: unknown[] };
+      expect(upstream.data).toHaveLength(6);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('a restart mid-task resumes from the record: the task completes, is billed once and calls back once', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
