@@ -8,7 +8,7 @@ export const E2E_VIDEO_SECOND_PRICE = '0.02';
 
 /** The Seedance-format provider on the simulator's port (its task API lives under `/api/v3`). */
 export const videoProvider = (simulatorPort: number) => ({
-  kind: 'seedance', base_url: `http://127.0.0.1:${simulatorPort}/api/v3`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000,
+  kind: 'ark', base_url: `http://127.0.0.1:${simulatorPort}/api/v3`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000,
 });
 
 const param = (type: string, options: unknown[] | null, def: unknown, min: number | null = null, max: number | null = null) => ({ type, options, default: def, min, max });

@@ -1,14 +1,14 @@
 import type { VideoCapabilities, VideoProvider } from '@gw/provider-spec';
 import { OPENAI_VIDEO_CAPABILITIES } from './openai-compatible/convert-to-openai-video';
 import { OpenAIVideoProvider } from './openai-compatible/openai-video-provider';
-import { SEEDANCE_CAPABILITIES } from './seedance/convert-to-seedance-task';
-import { SeedanceVideoProvider } from './seedance/seedance-video-provider';
+import { SEEDANCE_CAPABILITIES } from './ark/convert-to-seedance-task';
+import { SeedanceVideoProvider } from './ark/seedance-video-provider';
 
-export type VideoProviderKind = 'openai-compatible' | 'seedance';
+export type VideoProviderKind = 'openai-compatible' | 'ark';
 
 const CAPABILITIES: Record<VideoProviderKind, VideoCapabilities> = {
   'openai-compatible': OPENAI_VIDEO_CAPABILITIES,
-  seedance: SEEDANCE_CAPABILITIES,
+  ark: SEEDANCE_CAPABILITIES,
 };
 
 /** One video adapter per upstream wire format; throws on a kind without one. Create each once per process: it owns the connection pools. */
@@ -16,7 +16,7 @@ export function createVideoProvider(kind: string): VideoProvider {
   switch (kind) {
     case 'openai-compatible':
       return new OpenAIVideoProvider();
-    case 'seedance':
+    case 'ark':
       return new SeedanceVideoProvider();
     default:
       throw new Error(`Provider kind "${kind}" has no video adapter`);

@@ -11,7 +11,7 @@ import { createVideoProvider, videoCapabilities } from './create-video-provider'
  */
 const FORMATS = [
   { kind: 'openai-compatible', base: '/v1', providerModel: 'sora-2', request: { duration: 8, aspect_ratio: '16:9', resolution: '720p' }, seconds: 8, unsupported: { seed: 1 }, unsupportedParam: 'seed', native: { prompt: 'native body', seconds: '4', size: '1280x720' }, nativeSeconds: 4 },
-  { kind: 'seedance', base: '/api/v3', providerModel: 'seedance-1-0-pro-250528', request: { duration: 5, aspect_ratio: '21:9', return_last_frame: true, generate_audio: true }, seconds: 5, unsupported: { duration: 20 }, unsupportedParam: 'duration', native: { content: [{ type: 'text', text: 'native body' }], duration: 6, ratio: '1:1' }, nativeSeconds: 6 },
+  { kind: 'ark', base: '/api/v3', providerModel: 'seedance-1-0-pro-250528', request: { duration: 5, aspect_ratio: '21:9', return_last_frame: true, generate_audio: true }, seconds: 5, unsupported: { duration: 20 }, unsupportedParam: 'duration', native: { content: [{ type: 'text', text: 'native body' }], duration: 6, ratio: '1:1' }, nativeSeconds: 6 },
 ];
 
 async function thrown(run: () => Promise<unknown>): Promise<unknown> {
@@ -139,7 +139,7 @@ describe.each(FORMATS)('video tasks of $kind', (format) => {
 describe('Seedance last frame', () => {
   it('a task asked for its last frame reports the frame URL', async () => {
     const sim = await startSimulators();
-    const provider = createVideoProvider('seedance');
+    const provider = createVideoProvider('ark');
     try {
       const target = { baseUrl: `${sim.url}/api/v3`, apiKey: 'sk-sim', providerModel: 'seedance-1-0-lite', timeoutMs: 5_000 };
       const handle = await provider.submit({ prompt: 'frame', return_last_frame: true }, target);

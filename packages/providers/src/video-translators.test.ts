@@ -6,12 +6,12 @@ import {
   RECORDED_OPENAI_VIDEO_COMPLETED, RECORDED_OPENAI_VIDEO_FAILED, RECORDED_OPENAI_VIDEO_IN_PROGRESS,
 } from './openai-compatible/fixtures/recorded-openai-video-shapes';
 import { openAIVideoSchema } from './openai-compatible/openai-video-api';
-import { convertSeedanceTaskState } from './seedance/convert-from-seedance-task';
-import { convertToSeedanceTask } from './seedance/convert-to-seedance-task';
+import { convertSeedanceTaskState } from './ark/convert-from-seedance-task';
+import { convertToSeedanceTask } from './ark/convert-to-seedance-task';
 import {
   RECORDED_SEEDANCE_CANCELLED, RECORDED_SEEDANCE_FAILED, RECORDED_SEEDANCE_RUNNING, RECORDED_SEEDANCE_SUCCEEDED,
-} from './seedance/fixtures/recorded-seedance-shapes';
-import { seedanceTaskSchema } from './seedance/seedance-api';
+} from './ark/fixtures/recorded-seedance-shapes';
+import { seedanceTaskSchema } from './ark/seedance-api';
 
 const req = (extra: Partial<VideoGenerationRequest> = {}): VideoGenerationRequest => ({ prompt: 'a cat on a skateboard', ...extra });
 

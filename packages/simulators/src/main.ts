@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const latencyMs = parseNonNegativeInt(values['latency-ms'], '--latency-ms');
   const logger = createLogger('simulators');
   const sim = await startSimulators({ port, latencyMs, host: values.host });
-  logger.info({ url: sim.url, latencyMs, formats: ['openai', 'anthropic', 'gemini', 'seedance'] }, 'Provider simulators listening');
+  logger.info({ url: sim.url, latencyMs, formats: ['openai', 'anthropic', 'gemini', 'ark'] }, 'Provider simulators listening');
 
   const stop = () => {
     sim.close().then(() => process.exit(0), () => process.exit(1));

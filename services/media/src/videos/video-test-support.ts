@@ -66,7 +66,7 @@ export async function openVideoTestBed(): Promise<VideoTestBed> {
   await writeFile(catalogFile, JSON.stringify({
     providers: {
       sim: { kind: 'openai-compatible', base_url: `${sim.url}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 5_000 },
-      seedance: { kind: 'seedance', base_url: `${sim.url}/api/v3`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 5_000 },
+      seedance: { kind: 'ark', base_url: `${sim.url}/api/v3`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 5_000 },
     },
     models: [
       model(SORA_MODEL, ['video'], soraSchema, 'sim', 'sora-2'),

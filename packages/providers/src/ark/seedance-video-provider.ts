@@ -23,7 +23,7 @@ const TASK_ERRORS = videoTaskCallErrors(mapSeedanceHttpError);
  * documents no idempotency key, so a submit retried after a crash may start a second upstream task.
  */
 export class SeedanceVideoProvider implements VideoProvider {
-  readonly kind = 'seedance';
+  readonly kind = 'ark';
   readonly capabilities = SEEDANCE_CAPABILITIES;
 
   constructor(private readonly pools: OriginPools = new OriginPools()) {}
