@@ -3,7 +3,7 @@ import { createAnthropicHandler } from './anthropic/anthropic-simulator';
 import { createGeminiHandler } from './gemini/gemini-simulator';
 import { requestPath, sendJson, serve, type ListenOptions, type RunningSimulator } from './http-kit';
 import { createOpenAIHandler } from './openai/openai-simulator';
-import { createSeedanceHandler } from './video/seedance-simulator';
+import { createArkHandler } from './ark/ark-simulator';
 
 export interface SimulatorsOptions extends ListenOptions {
   /** Delay before every response (for streams: before the first byte); `x-sim-latency-ms` overrides it. */
@@ -18,7 +18,7 @@ export interface SimulatorsOptions extends ListenOptions {
  * Any other path answers 404.
  */
 export async function startSimulators(options: SimulatorsOptions = {}): Promise<RunningSimulator> {
-  const handlers = [createOpenAIHandler(options), createAnthropicHandler(options), createGeminiHandler(options), createSeedanceHandler(options)];
+  const handlers = [createOpenAIHandler(options), createAnthropicHandler(options), createGeminiHandler(options), createArkHandler(options)];
   return serve((req, res) => handlers.some((handle) => handle(req, res)), notFound, options);
 }
 

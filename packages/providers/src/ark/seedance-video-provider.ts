@@ -11,11 +11,11 @@ import { readJsonAnswer } from '../http/upstream-json';
 import { downloadVideoFrom, videoTaskCallErrors } from '../http/video-task-call';
 import { convertSeedanceTaskState } from './convert-from-seedance-task';
 import { convertToSeedanceTask, SEEDANCE_CAPABILITIES } from './convert-to-seedance-task';
-import { mapSeedanceHttpError } from './seedance-error';
+import { mapArkHttpError } from './ark-error';
 import { seedanceCreatedSchema, seedanceTaskSchema } from './seedance-api';
 
 const TASKS = '/contents/generations/tasks';
-const TASK_ERRORS = videoTaskCallErrors(mapSeedanceHttpError);
+const TASK_ERRORS = videoTaskCallErrors(mapArkHttpError);
 
 /**
  * Seedance video tasks: `POST {base}/contents/generations/tasks` submits, `GET .../tasks/{id}` polls, and the
@@ -60,7 +60,7 @@ export class SeedanceVideoProvider implements VideoProvider {
 
   private create(body: Record<string, unknown>, target: ChatTarget, signal?: AbortSignal): Promise<VideoTaskHandle> {
     return callUpstream(target, signal, async (deadline) => {
-      const res = await this.call(target, deadline, 'POST', TASKS, JSON.stringify(body), mapSeedanceHttpError);
+      const res = await this.call(target, deadline, 'POST', TASKS, JSON.stringify(body), mapArkHttpError);
       return { id: (await readJsonAnswer(res, seedanceCreatedSchema)).data.id };
     });
   }

@@ -2,10 +2,12 @@ import type * as http from 'node:http';
 import {
   answerModelKnob, latencyOf, readBody, sendJson, serve, simulatorHandler, type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
-import { decodeTaskId, SIMULATED_FRAME_PNG, simulatedMp4, SimVideoTasks, type SimVideoTask } from './video-tasks';
+import { createSeedreamRoutes, isSeedreamPath } from './seedream-route';
+import { decodeTaskId, SIMULATED_FRAME_PNG, simulatedMp4, SimVideoTasks, type SimVideoTask } from '../video/video-tasks';
 
 /**
- * Seedance's content generation tasks (Ark `api/v3`, base URL `url/api/v3`): `POST /api/v3/contents/generations/tasks`
+ * The Ark API (BytePlus ModelArk / Volcengine Ark, base URL `url/api/v3`): Seedream image generation (see
+ * seedream-route.ts) and Seedance's content generation tasks: `POST /api/v3/contents/generations/tasks`
  * (`model`, `content` with one text item, `resolution`, `ratio`, `duration`, `seed`, `watermark`, `return_last_frame`,
  * `generate_audio`) answers `{id}`; `GET .../tasks/{id}` the task; `GET .../tasks` the list. A succeeded task's
  * `content.video_url` (and `last_frame_url` when asked) are served, without a key, under `/sim-assets/`, as the
@@ -17,9 +19,9 @@ const ASSET_PATH = /^\/sim-assets\/(videos|frames)\/([^/]+)\.(mp4|png)$/;
 const RESOLUTIONS = ['480p', '720p', '1080p'];
 const RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'];
 const FIELDS = ['model', 'content', 'resolution', 'ratio', 'duration', 'seed', 'watermark', 'return_last_frame', 'generate_audio', 'camera_fixed', 'callback_url'];
-const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export interface SeedanceSimulator extends RunningSimulator {
+export interface ArkSimulator extends RunningSimulator {
   /** `url` + `/api/v3`: the provider base URL. */
   readonly baseUrl: string;
 }
@@ -67,13 +69,14 @@ function problemOf(body: Record<string, unknown>): [string, string] | null {
   return null;
 }
 
-export async function startSeedanceSimulator(options: SimulatorHandlerOptions & ListenOptions = {}): Promise<SeedanceSimulator> {
-  const handle = createSeedanceHandler(options);
+export async function startArkSimulator(options: SimulatorHandlerOptions & ListenOptions = {}): Promise<ArkSimulator> {
+  const handle = createArkHandler(options);
   return serve(handle, handle.notFound, options, (url) => ({ baseUrl: `${url}/api/v3` }));
 }
 
-export function createSeedanceHandler(options: SimulatorHandlerOptions = {}): SimulatorHandler {
+export function createArkHandler(options: SimulatorHandlerOptions = {}): SimulatorHandler {
   const tasks = new SimVideoTasks('cgt-sim');
+  const images = createSeedreamRoutes((req) => latencyOf(req, options.latencyMs ?? 0), errorBody, simulatedError);
 
   function create(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer): void {
     let body: Record<string, unknown>;
@@ -93,6 +96,10 @@ export function createSeedanceHandler(options: SimulatorHandlerOptions = {}): Si
 
   function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
     const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
+    if (req.method === 'GET' && images.isAsset(path)) {
+      req.resume();
+      return images.serveImage(res);
+    }
     const asset = ASSET_PATH.exec(path);
     if (asset) {
       req.resume();
@@ -108,6 +115,9 @@ export function createSeedanceHandler(options: SimulatorHandlerOptions = {}): Si
       return sendJson(res, 401, simulatedError(401));
     }
     const [, id] = TASKS_PATH.exec(path) ?? [];
+    if (req.method === 'POST' && isSeedreamPath(path)) {
+      return readBody(req, MAX_BODY_BYTES, () => sendJson(res, 413, errorBody('RequestTooLarge', 'The request body is too large.')), (raw) => images.generate(req, res, raw, origin));
+    }
     if (req.method === 'POST' && path === '/api/v3/contents/generations/tasks') {
       return readBody(req, MAX_BODY_BYTES, () => sendJson(res, 413, errorBody('RequestTooLarge', 'The request body is too large.')), (raw) => create(req, res, raw));
     }
@@ -120,5 +130,5 @@ export function createSeedanceHandler(options: SimulatorHandlerOptions = {}): Si
     sendJson(res, 200, taskObject(polled.task, origin));
   }
 
-  return simulatorHandler((path) => TASKS_PATH.test(path) || ASSET_PATH.test(path), route);
+  return simulatorHandler((path) => TASKS_PATH.test(path) || ASSET_PATH.test(path) || isSeedreamPath(path), route);
 }
