@@ -177,3 +177,25 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     expect(before - (await spendableMicros(stack.baseURL, key))).toBe(3 * 4 * MICROS_PER_SECOND);
   });
 });
+
+describe('videos through the edge (embedded: one process)', () => {
+  const stack = useStack('embedded', { env: { VIDEO_POLL_MIN_MS: '100', VIDEO_POLL_MAX_MS: '300', VIDEO_CLAIM_POLL_MS: '100' } });
+
+  it('submit → poll → the stored copy as binary and through its signed link → billed per second', async () => {
+    const made = await api(stack.baseURL, 'POST', '/videos', { key: stack.key, body: { model: E2E_SORA_VIDEO_MODEL, prompt: 'rain on a window', duration: 8, aspect_ratio: '9:16' } });
+    expect(made.status).toBe(200);
+    const id = made.body.id;
+    let video: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    await waitFor(`video ${id}`, async () => {
+      video = (await api(stack.baseURL, 'GET', `/videos/${id}`, { key: stack.key })).body;
+      return video.status === 'completed';
+    }, 60_000);
+    expect(video).toMatchObject({ duration: 8, parameters: { duration: 8, aspect_ratio: '9:16', size: '720x1280' } });
+    const binary = await fetch(`${stack.baseURL}/videos/${id}/content?format=binary`, { headers: { authorization: `Bearer ${stack.key}` } });
+    expect(binary.headers.get('content-type')).toBe('video/mp4');
+    const mp4 = Buffer.from(await binary.arrayBuffer());
+    expect(Buffer.from(await (await fetch(video.url)).arrayBuffer()).equals(mp4)).toBe(true);
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, id);
+    expect(usdToMicros(record.charged_cost)).toBe(8 * MICROS_PER_SECOND);
+  });
+});
