@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
 import { JobStore, type JobHandler } from '@gw/jobs';
-import { toGatewayError, type Logger } from '@gw/platform';
+import { GatewayError, toGatewayError, type Logger } from '@gw/platform';
 import { isRetryableUpstreamError, type VideoTaskError, type VideoTaskState } from '@gw/provider-spec';
 import type { Collection, Store } from '@gw/store';
 import type { VideoHolds } from './video-holds';
@@ -123,8 +123,9 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
       bytes = (await deps.blobs.put(key, Readable.from(content.body), { maxBytes: options.maxVideoBytes })).bytes;
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      if (isRetryableUpstreamError(err)) return video;
-      return fail(video, { code: 'video_download_failed', message: `The finished video could not be copied: ${toGatewayError(err).message}` });
+      // A provider failure that will not pass, or a video too large to keep, fails it; anything else is retried.
+      if (!(err instanceof GatewayError) || isRetryableUpstreamError(err)) throw err;
+      return fail(video, { code: 'video_download_failed', message: `The finished video could not be copied: ${err.message}` });
     }
     return write(video, {
       ...seen, status: 'completed', blob_key: key, bytes, duration_s: state.durationSeconds, last_frame_url: state.lastFrameUrl,
@@ -147,11 +148,18 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
         });
         break;
       }
-      if (!video.provider_task_id) {
-        video = await submit(video, signal, log);
-      } else {
-        const route = deps.models.route(video.model, video.deployment_id ?? '');
-        video = route ? await poll(video, route, signal) : await fail(video, { code: 'deployment_unavailable', message: `Deployment ${video.deployment_id} is no longer configured` });
+      try {
+        if (!video.provider_task_id) {
+          video = await submit(video, signal, log);
+        } else {
+          const route = deps.models.route(video.model, video.deployment_id ?? '');
+          video = route ? await poll(video, route, signal) : await fail(video, { code: 'deployment_unavailable', message: `Deployment ${video.deployment_id} is no longer configured` });
+        }
+      } catch (err) {
+        // The store or blob store failed under us: nothing was decided, so the step is tried again (the task
+        // timeout still ends a video that can never finish). Throwing would fail the job and orphan the video.
+        if (signal.aborted) throw signal.reason;
+        log.warn({ err }, 'a video step failed; retrying');
       }
       if (isTerminalVideo(video.status)) break;
       await sleep(delay, signal);

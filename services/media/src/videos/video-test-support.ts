@@ -52,7 +52,8 @@ export interface VideoTestBed {
   config: MediaConfig;
   /** The real billing service on the same engines (spend holds, the ledger, the lookup). */
   billing: RunningService;
-  start(extra?: Partial<MediaConfig>): Promise<RunningService>;
+  /** Starts a media instance; `blobs` replaces the blob store it writes to (to inject faults). */
+  start(extra?: Partial<MediaConfig>, blobs?: BlobStore): Promise<RunningService>;
   /** Every usage event and callback published so far (the bus, read by a group of the test's own). */
   usage: UsageEvent[];
   callbacks: CallbackRequested[];
@@ -104,7 +105,7 @@ export async function openVideoTestBed(): Promise<VideoTestBed> {
   const env = { ...process.env, SIMULATOR_API_KEY: 'sk-sim' };
   return {
     sim, store, bus, blobs, config, billing, usage, callbacks,
-    start: (extra = {}) => startMediaService({ config: { ...config, ...extra }, store, bus, blobs, logger, env }),
+    start: (extra = {}, instanceBlobs = blobs) => startMediaService({ config: { ...config, ...extra }, store, bus, blobs: instanceBlobs, logger, env }),
     close: async () => {
       await subscription.stop();
       await billing.stop();

@@ -187,6 +187,19 @@ describe('videos in the media service', () => {
     await waitFor('failure callback', () => bed.callbacks.find((c) => c.event_id === `${id}:failed`));
   });
 
+  it('a blob store failure while copying the video is retried, not the end of the video', async () => {
+    await media.stop();
+    let failures = 0;
+    const flaky = Object.create(bed.blobs, {
+      put: { value: (...args: Parameters<typeof bed.blobs.put>) => (failures++ === 0 ? Promise.reject(new Error('disk hiccup')) : bed.blobs.put(...args)) },
+    });
+    media = await bed.start({}, flaky);
+    const id = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'copy me' })).body.id;
+    expect(await poll(id)).toMatchObject({ status: 'completed' });
+    expect(failures).toBeGreaterThanOrEqual(2);
+    expect((await call('GET', `/v1/videos/${id}/content?format=binary`)).status).toBe(200);
+  });
+
   it('two instances on one store share the videos: each is followed by one of them, billed and called back once', async () => {
     const second = await bed.start();
     try {
