@@ -1,14 +1,148 @@
-import { api, expectEnvelope } from './harness/api';
+import { toFile } from 'openai';
+import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
+import {
+  E2E_IMAGE_FALLBACK_MODEL, E2E_IMAGE_MODEL, E2E_IMAGE_PARTIAL_FAILURE_MODEL, E2E_IMAGE_REJECTED_MODEL,
+} from './harness/media-catalog';
 import { useStack, type StackMode } from './harness/stack';
 
 jest.setTimeout(120_000);
 
-describe.each<StackMode>(['embedded', 'processes'])('media service through the edge (%s)', (mode) => {
-  const stack = useStack(mode);
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+const OTHER = 'acct_e2e_images_other';
 
-  it('is ready, and a signed media link is its own credential: a forged one is refused without a key', async () => {
+describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s)', (mode) => {
+  const stack = useStack(mode, { accounts: [{ id: OTHER, credit_usd: '5' }] });
+  const call = (method: string, p: string, body?: unknown, key = stack.key, headers: Record<string, string> = {}) => api(stack.baseURL, method, p, { key, body, headers });
+
+  it('is ready; a signed media link is its own credential (a forged one is refused without a key); the image API needs a key', async () => {
     if (stack.processes) expect((await stack.processes.readiness('media')).status).toBe(200);
     expectEnvelope(await api(stack.baseURL, 'GET', '/media/signed/eyJrIjoieCJ9.forged'), 403);
     expectEnvelope(await api(stack.baseURL, 'GET', '/images'), 401);
+  });
+
+  it('generate (openai client): a url per image, each stored as a record, downloadable through its signed url and by id; billed per image', async () => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    const res = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'a red fox in snow', n: 2, size: '1024x1024' }).withResponse();
+    const result = res.data;
+    expect(result.data).toHaveLength(2);
+    expect(result.usage).toMatchObject({ generated_images: 2 });
+    for (const item of result.data!) {
+      expect(item).toMatchObject({ url: expect.stringContaining('/v1/media/signed/'), output_format: 'png', error: null });
+      // The signed link needs no key.
+      const fetched = await fetch(item.url!);
+      expect(fetched.status).toBe(200);
+      expect(fetched.headers.get('content-type')).toBe('image/png');
+      expect(Buffer.from(await fetched.arrayBuffer()).subarray(0, 4)).toEqual(PNG_MAGIC);
+    }
+    const ids = result.data!.map((d) => (d as { id?: string }).id!);
+    const requestId = res.response.headers.get('x-request-id')!;
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, requestId);
+    expect(record).toMatchObject({ api_type: 'image', usage: { generated_images: 2 }, list_cost: '0.080000' });
+    // The billing lookup finds the call by each image record id and by the provider's id too.
+    for (const id of [...ids, record.id]) expect((await call('GET', `/billing/requests/${encodeURIComponent(id)}`)).body.data.request_id).toBe(requestId);
+    expect(before - await spendableMicros(stack.baseURL, stack.key)).toBe(80_000);
+
+    const content = await call('GET', `/images/${ids[0]}/content`);
+    expect(content.status).toBe(200);
+    expect(content.headers.get('content-disposition')).toContain(`${ids[0]}.png`);
+  });
+
+  it('b64_json, per-image failures in data[].error, and the request still answered', async () => {
+    const b64 = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'a blue square', response_format: 'b64_json' });
+    expect(Buffer.from(b64.data![0].b64_json!, 'base64').subarray(0, 4)).toEqual(PNG_MAGIC);
+    const partial = await call('POST', '/images/generations', { model: E2E_IMAGE_PARTIAL_FAILURE_MODEL, prompt: 'two tries', n: 2 });
+    expect(partial.status).toBe(200);
+    expect(partial.body.data[0]).toMatchObject({ url: expect.any(String), error: null });
+    expect(partial.body.data[1]).toMatchObject({ error: { code: 'content_policy_violation', message: expect.any(String) } });
+    expect(partial.body.usage.generated_images).toBe(1);
+    const billed = await waitForBilledRequest(stack.baseURL, stack.key, partial.headers.get('x-request-id')!);
+    expect(billed.list_cost).toBe('0.040000');
+  });
+
+  it('edit (openai client, multipart image + mask), list with cursors, delete', async () => {
+    const png = (await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'base', response_format: 'b64_json' })).data![0].b64_json!;
+    const bytes = Buffer.from(png, 'base64');
+    const edited = await stack.openai.images.edit({
+      model: E2E_IMAGE_MODEL, prompt: 'add a hat',
+      image: await toFile(bytes, 'in.png', { type: 'image/png' }), mask: await toFile(bytes, 'mask.png', { type: 'image/png' }),
+    });
+    expect(edited.data![0].url).toContain('/v1/media/signed/');
+
+    const first = await call('GET', '/images?limit=2');
+    expect(first.body).toMatchObject({ object: 'list', has_more: true, data: [expect.objectContaining({ object: 'image', asset: expect.stringMatching(/^asset:\/\/img_/) }), expect.anything()] });
+    const next = await call('GET', `/images?limit=2&after=${first.body.last_id}`);
+    expect(next.body.data[0].created_at).toBeLessThanOrEqual(first.body.data[1].created_at);
+    expect(next.body.data.map((d: { id: string }) => d.id)).not.toContain(first.body.data[0].id);
+
+    const id = first.body.data[0].id;
+    expect((await call('GET', `/images/${id}`, undefined, stack.accountKeys[OTHER])).status).toBe(404);
+    expect((await call('DELETE', `/images/${id}`, undefined, stack.accountKeys[OTHER])).status).toBe(404);
+    expect((await call('DELETE', `/images/${id}`)).body).toEqual({ id, object: 'image.deleted', deleted: true });
+    expectEnvelope(await call('GET', `/images/${id}/content`), 404, 'image_not_found');
+  });
+
+  it('edits by asset reference; another account cannot use the asset', async () => {
+    const gen = await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'source' });
+    const asset = `asset://${gen.body.data[0].id}`;
+    const edit = await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'edit it', images: [asset], mask: asset });
+    expect(edit.status).toBe(200);
+    expectEnvelope(await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'steal', images: [asset] }, stack.accountKeys[OTHER]), 400, 'asset_not_found', 'images[0]');
+  });
+
+  it('native params: the supplier body with an asset reference replaced by a signed URL; refused for another account', async () => {
+    const gen = await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'native source' });
+    const asset = `asset://${gen.body.data[0].id}`;
+    const native = await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'native call', n: 1, quality: 'high', reference: { image_url: asset } }, stack.key, { 'svc-native-params': 'true' });
+    expect(native.status).toBe(200);
+    // The provider's own answer, as it came (b64 images and its usage).
+    expect(native.body).toMatchObject({ created: expect.any(Number), data: [{ b64_json: expect.any(String) }], usage: expect.any(Object) });
+    const billed = await waitForBilledRequest(stack.baseURL, stack.key, native.headers.get('x-request-id')!);
+    expect(billed).toMatchObject({ api_type: 'image', usage: { generated_images: 1 } });
+    expectEnvelope(await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'x', reference: { image_url: asset } }, stack.accountKeys[OTHER], { 'svc-native-params': 'true' }), 400, 'asset_not_found', 'reference.image_url');
+    expectEnvelope(await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'x' }, stack.key, { 'svc-native-params': 'maybe' }), 400, 'invalid_value', 'Svc-Native-Params');
+  });
+
+  it('streams partial images then each final image (stored), billed per image', async () => {
+    const stream = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'streamed', stream: true, partial_images: 2 });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types).toEqual(['image_generation.partial_image', 'image_generation.partial_image', 'image_generation.completed']);
+  });
+
+  it('falls back to the next deployment on a 5xx and bills the one that served', async () => {
+    const res = await call('POST', '/images/generations', { model: E2E_IMAGE_FALLBACK_MODEL, prompt: 'fallback' });
+    expect(res.status).toBe(200);
+    expect((await waitForBilledRequest(stack.baseURL, stack.key, res.headers.get('x-request-id')!)).list_cost).toBe('0.040000');
+  });
+
+  it.each([
+    [{ prompt: 'no model' }, 400, 'model'],
+    [{ model: 'e2e/nope', prompt: 'x' }, 404, 'model'],
+    [{ model: 'e2e/echo-chat', prompt: 'x' }, 400, 'model'],
+    [{ model: E2E_IMAGE_MODEL }, 400, 'prompt'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', n: 9 }, 400, 'n'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', n: '2' }, 400, 'n'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', size: '3x3' }, 400, 'size'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', negative_prompt: 'blur' }, 400, 'negative_prompt'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', seed: 7 }, 400, 'seed'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', colour: 'red' }, 400, 'colour'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', mask: 'data:image/png;base64,iVBORw0KGgo=' }, 400, 'mask'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', images: ['http://169.254.169.254/latest/meta-data'] }, 400, 'images[0]'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', images: ['asset://img_unknown'] }, 400, 'images[0]'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', images: ['data:text/plain;base64,aGk='] }, 400, 'images[0]'],
+  ])('%j is refused with %i naming the param, never sent upstream', async (body, status, param) => {
+    const upstream = await stack.simulatorRequestCount();
+    const res = await call('POST', '/images/generations', body);
+    expectEnvelope(res, status, undefined, param);
+    expect(await stack.simulatorRequestCount()).toBe(upstream);
+  });
+
+  it('a provider refusal is a 400 and nothing is billed; a broke account is refused before the provider', async () => {
+    const before = await spendableMicros(stack.baseURL, stack.key);
+    expectEnvelope(await call('POST', '/images/generations', { model: E2E_IMAGE_REJECTED_MODEL, prompt: 'x' }), 400);
+    expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before);
+    const upstream = await stack.simulatorRequestCount();
+    expectEnvelope(await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'x' }, stack.brokeKey), 402);
+    expect(await stack.simulatorRequestCount()).toBe(upstream);
   });
 });

@@ -33,8 +33,8 @@ export function videoModels() {
     watermark: param('boolean', null, false),
   };
   return [
-    model(E2E_VIDEO_MODEL, 'seedance-simulator', 'seedance-1-0-pro-250528', seedance),
-    model(E2E_VIDEO_SLASH_MODEL, 'seedance-simulator', 'sim-slash-ids', seedance),
+    model(E2E_VIDEO_MODEL, 'ark-simulator', 'seedance-1-0-pro-250528', seedance),
+    model(E2E_VIDEO_SLASH_MODEL, 'ark-simulator', 'sim-slash-ids', seedance),
     model(E2E_SORA_VIDEO_MODEL, 'simulator', 'sora-2', {
       resolution: param('string', ['720p', '1080p'], '720p'),
       duration: param('integer', [4, 8, 12], 4),

@@ -7,6 +7,7 @@ import { billingConfigSchema } from '@gw/billing/src/config';
 import { edgeConfigSchema } from '@gw/edge/src/config';
 import { inferenceConfigSchema } from '@gw/inference/src/config';
 import { keysConfigSchema } from '@gw/keys/src/config';
+import { mediaConfigSchema } from '@gw/media/src/config';
 import {
   containerEnv, healthcheckTarget, loadCluster, loadCompose, loadDockerfile, matchesLabels, rel, serviceSelects,
   resolveContainerPort, ROOT, serviceFolders, workloads, type EnvVar, type Workload, type Yaml,
@@ -39,6 +40,7 @@ const SERVICES: Record<string, ServiceSpec> = {
   inference: { schema: inferenceConfigSchema, probePort: 'INFERENCE_HTTP_PORT' },
   keys: { schema: keysConfigSchema, probePort: 'KEYS_HTTP_PORT', grpcPort: 'KEYS_GRPC_PORT' },
   billing: { schema: billingConfigSchema, probePort: 'BILLING_HTTP_PORT', grpcPort: 'BILLING_GRPC_PORT' },
+  media: { schema: mediaConfigSchema, probePort: 'MEDIA_HTTP_PORT' },
 };
 
 /** Every folder under services/; KNOWN are those with a SERVICES entry (the inventory reports the others). */
@@ -441,6 +443,7 @@ describe('the catalogue', () => {
     const problems: string[] = [];
     for (const [id, p] of Object.entries<Yaml>(deployCatalog.providers)) {
       const u = new URL(p.base_url);
+      if (u.protocol === 'local:') continue; // an engine inside the calling service's own container (espeak-ng)
       if (u.hostname.includes('.') || u.hostname === 'localhost') {
         if (/^(127\.|localhost$)/.test(u.hostname)) problems.push(`deploy/catalog.json provider ${id} uses ${p.base_url}: loopback is the inference container itself`);
         continue; // a public endpoint

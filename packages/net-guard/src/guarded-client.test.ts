@@ -99,3 +99,40 @@ describe('GuardedHttpClient', () => {
     expect(receiver.received).toHaveLength(0);
   });
 });
+
+describe('GuardedHttpClient.fetch (media a caller points at)', () => {
+  let receiver: TlsReceiver;
+  let client: GuardedHttpClient;
+  const get = (path: string, maxBytes = 1024) => client.fetch(`${receiver.origin}${path}`, { timeoutMs: 5000, param: 'file_url', maxBytes });
+
+  beforeAll(async () => {
+    receiver = await startTlsReceiver();
+    // Loopback allowed (test-only) so the server on this machine is reachable at all.
+    client = new GuardedHttpClient({ allowLoopback: true, extraCa: [receiver.cert] });
+  });
+  afterAll(() => receiver.close());
+
+  it('reads the body and its type, following an allowed redirect', async () => {
+    receiver.answer((req, res) => {
+      if (req.path === '/moved') return void res.writeHead(302, { location: '/audio.wav' }).end();
+      res.writeHead(200, { 'content-type': 'audio/wav' }).end(Buffer.from('RIFF....WAVE'));
+    });
+    expect(await get('/moved')).toEqual({ status: 200, url: `${receiver.origin}/audio.wav`, contentType: 'audio/wav', body: Buffer.from('RIFF....WAVE') });
+  });
+
+  it('a body over the limit is refused, whether declared or streamed without a length', async () => {
+    receiver.answer((_req, res) => { res.writeHead(200, { 'content-length': '4096' }).end(Buffer.alloc(4096)); });
+    await expect(get('/declared')).rejects.toMatchObject({ kind: 'too_large' });
+    receiver.answer((_req, res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 8; i++) res.write(Buffer.alloc(512));
+      res.end();
+    });
+    await expect(get('/chunked')).rejects.toMatchObject({ kind: 'too_large' });
+  });
+
+  it('a redirect to an internal address is refused before it is followed', async () => {
+    receiver.answer((_req, res) => { res.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data' }).end(); });
+    await expect(get('/to-metadata')).rejects.toMatchObject({ status: 400, param: 'file_url', code: 'forbidden_address' });
+  });
+});

@@ -5,7 +5,7 @@ import { checkOutboundUrl, type CheckedTarget, type OutboundPolicy } from './che
 
 /** A request that could not produce a final answer: the connection, the time limit or the redirects failed it. */
 export class OutboundRequestError extends Error {
-  constructor(message: string, readonly kind: 'timeout' | 'connection' | 'too_many_redirects' | 'bad_redirect') {
+  constructor(message: string, readonly kind: 'timeout' | 'connection' | 'too_many_redirects' | 'bad_redirect' | 'too_large') {
     super(message);
     this.name = 'OutboundRequestError';
   }
@@ -34,6 +34,14 @@ export interface OutboundResponse {
   /** The URL that gave the final answer (after redirects). */
   url: string;
   redirects: number;
+}
+
+/** The final answer of a `fetch`: its status, where it came from, its type and its (size-checked) body. */
+export interface FetchedBody {
+  status: number;
+  url: string;
+  contentType: string | null;
+  body: Buffer;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -79,18 +87,64 @@ export class GuardedHttpClient {
     }
   }
 
-  private async hop(target: CheckedTarget, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal) {
+  /**
+   * GETs a URL a caller gave (media to fetch) and reads its body: every hop checked like `send`'s, and a body
+   * past `maxBytes` (declared or streamed) refused with `OutboundRequestError` kind `too_large`, unread.
+   */
+  async fetch(url: string, req: { timeoutMs: number; param: string; maxBytes: number; signal?: AbortSignal; headers?: Record<string, string> }): Promise<FetchedBody> {
+    const signal = req.signal ? AbortSignal.any([req.signal, AbortSignal.timeout(req.timeoutMs)]) : AbortSignal.timeout(req.timeoutMs);
+    let current = url;
+    for (let redirects = 0; ; redirects++) {
+      const target = await checkOutboundUrl(current, { ...this.opts, param: req.param });
+      const answer = await this.hop(target, 'GET', req.headers ?? {}, undefined, signal, req.maxBytes);
+      if (!REDIRECTS.has(answer.status) || answer.location === null) {
+        return { status: answer.status, url: target.url.href, contentType: answer.contentType, body: answer.body ?? Buffer.alloc(0) };
+      }
+      if (redirects >= this.maxRedirects) throw new OutboundRequestError(`more than ${this.maxRedirects} redirects`, 'too_many_redirects');
+      try {
+        current = new URL(answer.location, target.url).href;
+      } catch {
+        throw new OutboundRequestError('redirect with an invalid Location', 'bad_redirect');
+      }
+    }
+  }
+
+  /** One request to a checked target; with `readLimit` the final answer's body is read (capped), else drained. */
+  private async hop(target: CheckedTarget, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, readLimit?: number) {
     const dispatcher = new Agent({ connect: { lookup: pinnedLookup(target), ...(this.ca ? { ca: this.ca } : {}) } });
     try {
       const res = await request(target.url, {
         method, body, signal, dispatcher,
         headers: method === 'GET' ? withoutBodyHeaders(headers) : headers,
       });
-      // The answer's body is not used: read it away so the connection ends cleanly.
-      await res.body.dump();
       const location = res.headers.location;
-      return { status: res.statusCode, location: typeof location === 'string' ? location : null };
+      const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
+      const redirect = REDIRECTS.has(res.statusCode) && typeof location === 'string';
+      if (readLimit === undefined || redirect) {
+        // The answer's body is not used: read it away so the connection ends cleanly.
+        await res.body.dump();
+        return { status: res.statusCode, location: typeof location === 'string' ? location : null, contentType, body: null };
+      }
+      // Abandoning a body aborts it with an error of its own: nobody is left to hear it.
+      res.body.on('error', () => undefined);
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > readLimit) {
+        res.body.destroy();
+        throw new OutboundRequestError(`the body is larger than ${readLimit} bytes`, 'too_large');
+      }
+      const parts: Buffer[] = [];
+      let size = 0;
+      for await (const part of res.body) {
+        size += (part as Buffer).length;
+        if (size > readLimit) {
+          res.body.destroy();
+          throw new OutboundRequestError(`the body is larger than ${readLimit} bytes`, 'too_large');
+        }
+        parts.push(part as Buffer);
+      }
+      return { status: res.statusCode, location: null, contentType, body: Buffer.concat(parts) };
     } catch (err) {
+      if (err instanceof OutboundRequestError) throw err;
       if (signal.aborted) throw new OutboundRequestError('timed out', 'timeout');
       throw new OutboundRequestError(`connection failed: ${(err as Error).message}`, 'connection');
     } finally {

@@ -1,3 +1,21 @@
+/** PCM (16-bit mono) wrapped in a WAV header. */
+export function wavOf(pcm: Buffer, rate: number): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + pcm.length, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([header, pcm]);
+}
+
 /**
  * Seconds of audio in a WAV file, from its `fmt ` and `data` chunks; null when it is not a PCM WAV the header
  * describes. A streamed WAV whose data size is unknown (0 or 0xFFFFFFFF) is measured by its bytes.

@@ -2,6 +2,7 @@ import type { MediaProvider } from '@gw/provider-spec';
 import { SeedreamImageProvider } from './ark/seedream-image-provider';
 import { EspeakSpeechProvider } from './espeak-ng/espeak-speech-provider';
 import { OpenAIMediaProvider } from './openai-media/openai-media-provider';
+import { PocketsphinxProvider } from './pocketsphinx/pocketsphinx-provider';
 
 /** One media provider per wire format (catalogue provider `kind`); an unknown kind is a configuration error. */
 export function createMediaProvider(kind: string): MediaProvider {
@@ -12,6 +13,8 @@ export function createMediaProvider(kind: string): MediaProvider {
       return new EspeakSpeechProvider();
     case 'ark':
       return new SeedreamImageProvider();
+    case 'pocketsphinx':
+      return new PocketsphinxProvider();
     default:
       throw new Error(`Unknown media provider kind "${kind}"`);
   }

@@ -7,3 +7,4 @@ export { createVideoProvider, videoCapabilities, type VideoProviderKind } from '
 export { createMediaProvider } from './create-media-provider';
 export { OPENAI_MEDIA_CAPABILITIES, OpenAIMediaProvider } from './openai-media/openai-media-provider';
 export { ESPEAK_CAPABILITIES, EspeakSpeechProvider } from './espeak-ng/espeak-speech-provider';
+export { POCKETSPHINX_CAPABILITIES, PocketsphinxProvider } from './pocketsphinx/pocketsphinx-provider';

@@ -2,7 +2,15 @@ import type { BlobStore } from '@gw/blobs';
 import type { Bus } from '@gw/bus';
 import { startService, type Logger, type RunningService } from '@gw/platform';
 import type { Store } from '@gw/store';
+import { AudioSources } from './audio/audio-source';
+import { audioRoutes } from './audio/audio-routes';
+import { SpeechService } from './audio/speech-service';
+import { TranscriptionService } from './audio/transcription-service';
 import type { MediaConfig } from './config';
+import { ImageInputs } from './images/image-inputs';
+import { ensureImageIndexes, imagesCollection } from './images/image-records';
+import { imagesRoutes } from './images/images-routes';
+import { ImagesService } from './images/images-service';
 import { openMediaContext } from './media-context';
 import { signedRoutes } from './signed-routes';
 import { startVideos } from './videos/videos-capability';
@@ -28,9 +36,19 @@ export async function startMediaService({ config, store, bus, blobs, logger, env
     identitySecret: config.GATEWAY_IDENTITY_SECRET, bodyLimitBytes: config.MEDIA_BODY_LIMIT_BYTES, accessLog: config.ACCESS_LOG,
   }, async (scope) => {
     const ctx = await openMediaContext({ config, store, bus, blobs, env }, scope);
+    const records = imagesCollection(store);
+    await ensureImageIndexes(records);
+    const inputs = new ImageInputs(records, blobs, ctx.guardedClient, ctx.signedUrls, { maxBytes: config.MEDIA_IMAGE_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS });
+    const images = new ImagesService({ router: ctx.router, calls: ctx.calls, records, blobs, inputs, signedUrls: ctx.signedUrls });
     const routes = [
       signedRoutes(ctx.signedUrls, blobs),
-      // Capabilities mount here, each from the context: images, audio, and videos (routes and their poller).
+      imagesRoutes({ images, inputs, router: ctx.router, calls: ctx.calls, maxImageBytes: config.MEDIA_IMAGE_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS }),
+      audioRoutes({
+        transcription: new TranscriptionService({ router: ctx.router, calls: ctx.calls }),
+        speech: new SpeechService({ router: ctx.router, calls: ctx.calls }),
+        sources: new AudioSources(ctx.guardedClient, { maxBytes: config.MEDIA_AUDIO_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS }),
+        inputs, maxAudioBytes: config.MEDIA_AUDIO_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS,
+      }),
       await startVideos(ctx, env),
     ];
     scope.health

@@ -21,6 +21,12 @@ export const mediaConfigSchema = z.object({
   MEDIA_BODY_LIMIT_BYTES: positiveInt(32 * 1024 * 1024),
   /** Largest audio a transcription fetches from `file_url` or accepts inline, in bytes. */
   MEDIA_AUDIO_MAX_BYTES: positiveInt(25 * 1024 * 1024),
+  /** Largest input image or mask, in bytes (uploaded, inline, or fetched from a URL). */
+  MEDIA_IMAGE_MAX_BYTES: positiveInt(20 * 1024 * 1024),
+  /** Test-only: a PEM file of extra CA certificates trusted when fetching caller URLs (a test server's self-signed one). */
+  MEDIA_EXTRA_CA_FILE: z.string().min(1).optional(),
+  /** An idle stream (image partials, transcript deltas) carries a `: ping` comment this often; 0: none. */
+  SSE_HEARTBEAT_MS: z.coerce.number().int().min(0).default(15_000),
   /** Time limit of one provider call (and of a `file_url` fetch). */
   MEDIA_PROVIDER_TIMEOUT_MS: positiveInt(120_000),
   /** Video tasks followed at once by this instance (each holds a leased job while its provider task runs); 0 follows none. */

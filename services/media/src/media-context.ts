@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
+import * as grpc from '@grpc/grpc-js';
 import type { BlobStore } from '@gw/blobs';
-import { createOutbox, type Bus, type Outbox } from '@gw/bus';
+import { createBatchingPublisher, createOutbox, type BatchingPublisher, type Bus, type Outbox } from '@gw/bus';
 import { loadCatalog, type Catalog } from '@gw/catalog';
-import { outboundPolicyFromConfig, type OutboundPolicy } from '@gw/net-guard';
-import type { ServiceScope } from '@gw/platform';
+import { GuardedHttpClient, outboundPolicyFromConfig, type OutboundPolicy } from '@gw/net-guard';
+import { grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type ServiceScope } from '@gw/platform';
+import { billingProto, type BillingServiceClient } from '@gw/proto';
 import type { Store } from '@gw/store';
+import { mediaBilledCalls, type MediaBilledCalls } from './calls/media-billed-calls';
+import { MediaRouter } from './calls/media-routes';
 import type { MediaConfig } from './config';
 import { SignedUrls } from './signed-urls';
 
@@ -15,9 +20,18 @@ export interface MediaContext {
   catalog: Catalog;
   /** Durable publishing (usage events, callbacks): an unavailable bus delays an event, never loses it. */
   outbox: Outbox;
+  /** Batches events (usage) onto the outbox off the caller's path. */
+  publisher: BatchingPublisher;
   signedUrls: SignedUrls;
-  /** Where URLs callers chose may lead (file_url fetches, callbacks). */
+  /** Where URLs callers chose may lead (file_url fetches, callbacks), and the client that enforces it. */
   outbound: OutboundPolicy;
+  guardedClient: GuardedHttpClient;
+  /** The catalogue's media models and their routes (one provider per wire format). */
+  router: MediaRouter;
+  /** The billed-call lifecycle: spend hold in billing, routes with fallback, the usage event. */
+  calls: MediaBilledCalls;
+  /** Billing's gRPC API, for holds that outlive one request (video tasks). */
+  billing: BillingServiceClient;
   scope: ServiceScope;
 }
 
@@ -26,11 +40,21 @@ export async function openMediaContext(
   scope: ServiceScope,
 ): Promise<MediaContext> {
   const { config, store, bus, blobs, env } = deps;
+  const { logger } = scope;
   const catalog = loadCatalog(config.CATALOG_FILE, env);
-  const outbox = scope.publisher('outbox', createOutbox({ bus, store, logger: scope.logger }));
+  // Closed after the background work: the batching publisher first, then its outbox.
+  const outbox = scope.publisher('outbox', createOutbox({ bus, store, logger }));
+  const publisher = scope.publisher('usage-publisher', createBatchingPublisher({ outbox, logger }));
+  const outbound = outboundPolicyFromConfig(config, logger);
+  const extraCa = config.MEDIA_EXTRA_CA_FILE ? [readFileSync(config.MEDIA_EXTRA_CA_FILE, 'utf8')] : undefined;
+  const router = scope.client('media-providers', new MediaRouter(catalog, env, logger, config.MEDIA_PROVIDER_TIMEOUT_MS));
+  // Billing's RPCs spend account money: every call carries media's signed service identity.
+  const billing = scope.client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
+    { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'media'))] }));
   return {
-    config, store, blobs, catalog, outbox, scope,
+    config, store, blobs, catalog, outbox, publisher, scope, outbound, router, billing,
+    guardedClient: new GuardedHttpClient({ ...outbound, extraCa }),
+    calls: mediaBilledCalls({ billing, router, publisher, logger }),
     signedUrls: new SignedUrls(config.GATEWAY_IDENTITY_SECRET, config.MEDIA_PUBLIC_BASE_URL, config.MEDIA_SIGNED_URL_TTL_S),
-    outbound: outboundPolicyFromConfig(config, scope.logger),
   };
 }

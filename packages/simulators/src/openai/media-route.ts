@@ -1,7 +1,7 @@
 import type * as http from 'node:http';
-import { wavDurationSeconds } from '@gw/provider-spec';
+import { wavDurationSeconds, wavOf } from '@gw/provider-spec';
 import { answerModelKnob, later, sendJson } from '../http-kit';
-import { samplePng, tonePcm, wavOf } from './media-samples';
+import { PCM_RATE, samplePng, tonePcm } from './media-samples';
 import { openAIErrorBody, simulatedErrorBody } from './openai-wire';
 
 /**
@@ -124,7 +124,7 @@ export function createMediaRoutes(opts: { latencyMs: (req: http.IncomingMessage)
     const speed = typeof f.speed === 'number' ? f.speed : 1;
     const pcm = tonePcm(Math.max(0.2, input.length / CHARS_PER_SECOND / speed));
     // The simulator encodes PCM only: every format but `pcm` carries it in a WAV container.
-    const audio = format === 'pcm' ? pcm : wavOf(pcm);
+    const audio = format === 'pcm' ? pcm : wavOf(pcm, PCM_RATE);
     res.writeHead(200, { 'content-type': SPEECH_TYPES[format], 'transfer-encoding': 'chunked', 'x-request-id': requestId });
     // Sent in pieces, as a real speech API streams audio while it synthesizes.
     let offset = 0;

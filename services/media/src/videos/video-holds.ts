@@ -1,7 +1,6 @@
-import * as grpc from '@grpc/grpc-js';
 import type { CatalogModel } from '@gw/catalog';
-import { callUnary, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type Identity, type Logger } from '@gw/platform';
-import { billingProto, type BillingServiceClient, type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult } from '@gw/proto';
+import { callUnary, type Identity, type Logger } from '@gw/platform';
+import { type BillingServiceClient, type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult } from '@gw/proto';
 
 /**
  * A video's spend hold in billing, taken before the video is accepted (so a caller without the balance or key
@@ -9,13 +8,7 @@ import { billingProto, type BillingServiceClient, type ReleaseRequest, type Rele
  * (billing matches it by that request id); a failed video releases it; one nothing settles expires in billing.
  */
 export class VideoHolds {
-  private readonly billing: BillingServiceClient;
-
-  constructor(billingAddr: string, identitySecret: string, private readonly logger: Logger) {
-    this.billing = new billingProto.gateway.billing.v1.BillingService(billingAddr, grpc.credentials.createInsecure(), {
-      ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(identitySecret, 'media'))],
-    }) as unknown as BillingServiceClient;
-  }
+  constructor(private readonly billing: BillingServiceClient, private readonly logger: Logger) {}
 
   /** Holds the most the video may cost: `maxSeconds` at the dearest deployment that may serve it. */
   async reserve(identity: Identity, requestId: string, deployments: string[], maxSeconds: number, traceId: string): Promise<void> {
@@ -30,10 +23,6 @@ export class VideoHolds {
   release(accountId: string, requestId: string, traceId: string): void {
     void callUnary<ReleaseRequest, ReleaseResult>(this.billing, this.billing.Release, { account_id: accountId, request_id: requestId }, { traceId })
       .catch((err: unknown) => this.logger.warn({ err, requestId }, 'releasing a video spend hold failed; billing expires it'));
-  }
-
-  async close(): Promise<void> {
-    (this.billing as unknown as grpc.Client).close();
   }
 }
 

@@ -21,7 +21,7 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv): Pr
   await jobs.ensureIndexes();
   const models = scope.client('video-providers', new VideoModels(ctx.catalog, env));
   const settlement = new VideoSettlement(videos, ctx.outbox, ctx.signedUrls, scope.logger);
-  const holds = scope.client('video-billing', new VideoHolds(config.BILLING_GRPC_ADDR, config.GATEWAY_IDENTITY_SECRET, scope.logger));
+  const holds = new VideoHolds(ctx.billing, scope.logger);
 
   const workers = scope.background('video-pollers', new JobWorkerPool<VideoJobPayload, VideoJobResult>({
     jobs,

@@ -1,0 +1,102 @@
+import { isRetryableUpstreamError, wavDurationSeconds, wavOf, type MediaTarget } from '@gw/provider-spec';
+import { startOpenAISimulator, type OpenAISimulator } from '../../../simulators/src';
+import { PCM_RATE, tonePcm } from '../../../simulators/src/openai/media-samples';
+import { OpenAIMediaProvider } from './openai-media-provider';
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+describe('OpenAIMediaProvider against the OpenAI simulator', () => {
+  let sim: OpenAISimulator;
+  const provider = new OpenAIMediaProvider();
+  const target = (providerModel = 'gpt-image-1', timeoutMs = 5_000): MediaTarget => ({ baseUrl: sim.baseUrl, apiKey: 'sim-key', providerModel, timeoutMs });
+  const wav = wavOf(tonePcm(1.5), PCM_RATE);
+
+  beforeAll(async () => { sim = await startOpenAISimulator(); });
+  afterAll(() => sim.close());
+
+  it('generates inline images with usage, and reads per-image failures in place', async () => {
+    const ok = await provider.images({ prompt: 'a fox', n: 2, params: { response_format: 'b64_json', size: '1024x1024' }, images: [] }, target());
+    expect(ok.images).toHaveLength(2);
+    expect(Buffer.from(ok.images[0].b64Json!, 'base64').subarray(0, 4)).toEqual(PNG);
+    expect(ok.usage).toMatchObject({ generated_images: 2, input_tokens: expect.any(Number) });
+    expect(ok.providerResponseId).toMatch(/^req_simmedia/);
+    const partial = await provider.images({ prompt: 'a fox', n: 2, params: {}, images: [] }, target('sim-image-partial-failure'));
+    expect(partial.images.map((i) => i.error?.code ?? null)).toEqual([null, 'content_policy_violation']);
+    expect(partial.usage.generated_images).toBe(1);
+  });
+
+  it('edits with input images and a mask (multipart), and answers URLs when asked', async () => {
+    const png = Buffer.from(ok64(), 'base64');
+    const edit = await provider.images({
+      prompt: 'add a hat', n: 1, params: { response_format: 'url' },
+      images: [{ bytes: png, mimeType: 'image/png', filename: 'in.png' }], mask: { bytes: png, mimeType: 'image/png', filename: 'mask.png' },
+    }, target());
+    expect(edit.images[0].url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/__simulator\/images\//);
+    expect(Buffer.from(await (await fetch(edit.images[0].url!)).arrayBuffer()).subarray(0, 4)).toEqual(PNG);
+  });
+
+  it('streams partial images before each final image, then the usage', async () => {
+    const events = [];
+    for await (const e of await provider.imagesStream({ prompt: 'streamed', n: 1, params: { partial_images: 2 }, images: [] }, target())) events.push(e.type);
+    expect(events).toEqual(['partial', 'partial', 'completed', 'done']);
+  });
+
+  it.each([
+    ['json', (t: { text: string }) => expect(t.text).toBe('Simulated transcription of 1.5 seconds of audio.')],
+    ['verbose_json', (t: { segments?: unknown[]; duration?: number; usage: object }) => {
+      expect(t.segments).toHaveLength(2);
+      expect(t.duration).toBe(1.5);
+      expect(t.usage).toEqual({ audio_duration_seconds: 2 });
+    }],
+    ['srt', (t: { text: string }) => expect(t.text).toMatch(/^1\n00:00:00,000 --> 00:00:01,500\n/)],
+  ])('transcribes a WAV as %s', async (responseFormat, check) => {
+    check(await provider.transcribe({ audio: { bytes: wav, filename: 'a.wav', mimeType: 'audio/wav' }, responseFormat, params: {} }, target('whisper-1')));
+  });
+
+  it('streams transcript deltas, then the whole text with its usage', async () => {
+    const events = [];
+    for await (const e of await provider.transcribeStream({ audio: { bytes: wav, filename: 'a.wav', mimeType: 'audio/wav' }, responseFormat: 'json', params: {} }, target('gpt-4o-mini-transcribe'))) events.push(e);
+    expect(events.filter((e) => e.type === 'delta').length).toBeGreaterThan(3);
+    expect(events.at(-1)).toMatchObject({ type: 'done', transcription: { text: 'Simulated transcription of 1.5 seconds of audio.', usage: { input_tokens: 15 } } });
+  });
+
+  it('streams speech audio chunk by chunk', async () => {
+    const audio = await provider.speech({ input: 'x'.repeat(30), voice: 'nova', responseFormat: 'wav', speed: 1, params: {} }, target('gpt-4o-mini-tts'));
+    expect(audio.contentType).toBe('audio/wav');
+    const chunks: Buffer[] = [];
+    for await (const c of audio.chunks) chunks.push(c);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(wavDurationSeconds(Buffer.concat(chunks))).toBeCloseTo(2, 3);
+  });
+
+  it.each([
+    ['sim-error-400', 400, false],
+    ['sim-error-429', 429, true],
+    ['sim-error-503', 502, true],
+  ])('%s is a typed error (HTTP %i, retryable %s)', async (model, status, retryable) => {
+    const err = await provider.images({ prompt: 'x', n: 1, params: {}, images: [] }, target(model)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status });
+    expect(isRetryableUpstreamError(err)).toBe(retryable);
+  });
+
+  it('a slow provider past the deadline is a retryable timeout', async () => {
+    const slow = await startOpenAISimulator({ latencyMs: 2_000 });
+    try {
+      const err = await provider.images({ prompt: 'x', n: 1, params: {}, images: [] }, { ...target(), baseUrl: slow.baseUrl, timeoutMs: 200 }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 504 });
+      expect(isRetryableUpstreamError(err)).toBe(true);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('passes a native body through and answers the provider JSON as it came', async () => {
+    const answer = await provider.native({ kind: 'image', body: { model: 'gpt-image-1', prompt: 'native', n: 1, vendor_field: true } }, target());
+    expect(answer).toMatchObject({ type: 'json', body: { data: [{ b64_json: expect.any(String) }] } });
+  });
+});
+
+function ok64(): string {
+  // A tiny valid PNG (1x1), as a client would upload.
+  return 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
+}

@@ -1,0 +1,111 @@
+import { InputError, type EventStreamWriter, type Identity } from '@gw/platform';
+import type { AudioInput, Transcription, TranscriptionRequest, TranscriptionStreamEvent } from '@gw/provider-spec';
+import type { MediaBilledCalls, MediaPlan } from '../calls/media-billed-calls';
+import type { MediaRouter } from '../calls/media-routes';
+import { checkFields, routesHonouring } from '../validation/request-fields';
+import { TRANSCRIPTION_FIELDS, TRANSCRIPTION_SOURCE_FIELDS } from './audio-fields';
+import { audioSeconds, worstCaseSeconds } from './audio-media';
+
+interface PreparedTranscription {
+  req: TranscriptionRequest;
+  plan: MediaPlan;
+  model: string;
+  stream: boolean;
+  /** Seconds of the input, when its container says (WAV): billed when the provider reports no duration. */
+  inputSeconds: number | null;
+}
+
+/** Tokens a transcription may use per second of audio, at most: its hold's bound for token-billed models. */
+const TOKENS_PER_SECOND_BOUND = 50;
+const NOT_SENT = new Set<string>([...TRANSCRIPTION_SOURCE_FIELDS, 'stream']);
+
+/** The spec's Transcription result for JSON formats; text, srt and vtt answer the transcript itself. */
+export type TranscriptionAnswer = { type: 'json'; body: Record<string, unknown> } | { type: 'text'; body: string };
+
+/** Audio transcription: every field checked, routed to a wire format honouring all of them, billed per second of audio. */
+export class TranscriptionService {
+  constructor(private readonly deps: { router: MediaRouter; calls: MediaBilledCalls }) {}
+
+  /** Checks the model and every field first, so a refused request never fetches its `file_url`; then reads the audio. */
+  async prepare(body: Record<string, unknown>, readAudio: () => Promise<AudioInput>): Promise<PreparedTranscription> {
+    const { model, routes } = this.deps.router.model(body.model, 'transcription');
+    checkFields(body, TRANSCRIPTION_FIELDS, model, TRANSCRIPTION_SOURCE_FIELDS);
+    const responseFormat = typeof body.response_format === 'string' ? body.response_format : 'json';
+    const stream = body.stream === true;
+    if (stream && responseFormat !== 'json' && responseFormat !== 'text') throw new InputError('A streamed transcription is json or text', 'response_format', 'invalid_value');
+    const set = Object.keys(body).filter((f) => body[f] !== undefined && !NOT_SENT.has(f));
+    if (stream) set.push('stream');
+    const serving = routesHonouring(
+      routesHonouring(routes.filter((r) => r.provider.transcribe), set, (r) => r.provider.capabilities.transcription),
+      [`response_format=${responseFormat}`], (r) => r.provider.capabilities.transcriptionFormats.map((f) => `response_format=${f}`),
+    );
+    const params = Object.fromEntries(Object.entries(body).filter(([f, v]) => v !== undefined && !NOT_SENT.has(f) && f !== 'response_format'));
+    const audio = await readAudio();
+    const seconds = worstCaseSeconds(audio.bytes);
+    return {
+      req: { audio, responseFormat, params }, model: model.id, stream, inputSeconds: audioSeconds(audio.bytes),
+      plan: {
+        routes: serving,
+        bounds: { promptTokens: Math.ceil(seconds * TOKENS_PER_SECOND_BOUND), outputTokens: Math.ceil(seconds * TOKENS_PER_SECOND_BOUND), images: 0, audioSeconds: seconds, videoSeconds: 0 },
+      },
+    };
+  }
+
+  async transcribe(identity: Identity, traceId: string, p: PreparedTranscription): Promise<{ requestId: string; answer: TranscriptionAnswer }> {
+    const { requestId, result } = await this.deps.calls.call<Transcription>({
+      apiType: 'transcription', identity, traceId, model: p.model, plan: p.plan,
+      send: (route) => route.provider.transcribe!(p.req, route.target),
+      usageOf: (t) => ({ usage: withSeconds(t, p.inputSeconds), providerResponseId: t.providerResponseId, servedModel: t.servedModel, finishReason: 'stop' }),
+    });
+    if (!['json', 'verbose_json'].includes(p.req.responseFormat)) return { requestId, answer: { type: 'text', body: result.text } };
+    const usage = withSeconds(result, p.inputSeconds);
+    return {
+      requestId,
+      answer: {
+        type: 'json',
+        body: p.req.responseFormat === 'verbose_json'
+          ? {
+            task: 'transcribe', language: result.language ?? null, duration: result.duration ?? usage.audio_duration_seconds ?? null, text: result.text,
+            segments: result.segments ?? [], ...(result.words ? { words: result.words } : {}), ...(result.utterances ? { utterances: result.utterances } : {}),
+            model: result.servedModel, usage,
+          }
+          : { text: result.text, model: result.servedModel, usage },
+      },
+    };
+  }
+
+  /** OpenAI's transcript stream events (`transcript.text.delta`, then `transcript.text.done` with the usage). */
+  async stream(identity: Identity, traceId: string, p: PreparedTranscription, writer: (requestId: string) => EventStreamWriter): Promise<void> {
+    let done: Transcription | null = null;
+    const billed = await this.deps.calls.stream<AsyncIterable<TranscriptionStreamEvent>, TranscriptionStreamEvent>({
+      apiType: 'transcription', identity, traceId, model: p.model, plan: p.plan, promptChars: 0,
+      open: (route) => route.provider.transcribeStream!(p.req, route.target),
+      items: (s) => s,
+      progress: () => ({ chars: 0, providerResponseId: '', servedModel: '' }),
+      usageOf: () => ({
+        usage: done ? withSeconds(done, p.inputSeconds) : (p.inputSeconds !== null ? { audio_duration_seconds: p.inputSeconds } : {}),
+        providerResponseId: done?.providerResponseId ?? '', servedModel: done?.servedModel ?? '', finishReason: done ? 'stop' : 'error',
+      }),
+    });
+    const out = writer(billed.requestId);
+    out.open();
+    try {
+      for await (const e of billed.items) {
+        if (e.type === 'delta') out.event({ data: JSON.stringify({ type: 'transcript.text.delta', delta: e.delta }) });
+        else {
+          done = e.transcription;
+          out.event({ data: JSON.stringify({ type: 'transcript.text.done', text: e.transcription.text, usage: withSeconds(e.transcription, p.inputSeconds) }) });
+        }
+      }
+      out.end();
+    } finally {
+      billed.finish({ cancelled: out.clientGone });
+    }
+  }
+}
+
+/** Billed per second of audio: the provider's count when it gave one, else the input's own length. */
+function withSeconds(t: Transcription, inputSeconds: number | null) {
+  const seconds = t.usage.audio_duration_seconds ?? t.duration ?? inputSeconds ?? undefined;
+  return { ...t.usage, ...(seconds !== undefined ? { audio_duration_seconds: seconds } : {}) };
+}

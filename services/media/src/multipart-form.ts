@@ -1,0 +1,78 @@
+import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
+import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@gw/platform';
+
+export interface FormFile {
+  bytes: Buffer;
+  filename: string;
+  mimeType: string;
+}
+
+export interface ReceivedForm {
+  /** Text fields; a repeated name (`timestamp_granularities[]`) keeps every value. */
+  fields: Record<string, string | string[]>;
+  files: Record<string, FormFile[]>;
+}
+
+export function isMultipart(req: IncomingMessage): boolean {
+  return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
+}
+
+/**
+ * Reads a multipart/form-data request whole (media inputs are bounded: `maxFileBytes` each, `maxFiles` in
+ * all). A file past its bound is a 413 naming its field; on any refusal the rest of the body is drained so the
+ * answer reaches the client.
+ */
+export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; maxFiles: number }): Promise<ReceivedForm> {
+  if (!isMultipart(req)) return Promise.reject(new UnsupportedMediaTypeError('Send this request as multipart/form-data', null));
+  return new Promise<ReceivedForm>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: 64, fieldSize: 64 * 1024, parts: 128 } });
+    } catch {
+      return reject(new InputError('The multipart body has no boundary', null, 'invalid_multipart'));
+    }
+    const form: ReceivedForm = { fields: {}, files: {} };
+    let failed: Error | null = null;
+    const fail = (err: Error) => {
+      failed ??= err;
+    };
+    parser.on('field', (name, value) => {
+      const key = name.endsWith('[]') ? name.slice(0, -2) : name;
+      const existing = form.fields[key];
+      form.fields[key] = existing === undefined ? (name.endsWith('[]') ? [value] : value) : [...(Array.isArray(existing) ? existing : [existing]), value];
+    });
+    parser.on('file', (name, stream, info) => {
+      const parts: Buffer[] = [];
+      stream.on('data', (d: Buffer) => parts.push(d));
+      stream.on('limit', () => fail(new PayloadTooLargeError(`${name} is larger than ${limits.maxFileBytes} bytes`)));
+      stream.on('end', () => {
+        const key = name.endsWith('[]') ? name.slice(0, -2) : name;
+        (form.files[key] ??= []).push({ bytes: Buffer.concat(parts), filename: info.filename || key, mimeType: info.mimeType || 'application/octet-stream' });
+      });
+    });
+    parser.on('filesLimit', () => fail(new InputError(`At most ${limits.maxFiles} files may be sent`, null, 'too_many_files')));
+    parser.on('error', (err: Error) => {
+      req.unpipe(parser);
+      req.resume();
+      reject(failed ?? new InputError(`The multipart body is malformed: ${err.message}`, null, 'invalid_multipart'));
+    });
+    parser.on('close', () => (failed ? reject(failed) : resolve(form)));
+    req.pipe(parser);
+  });
+}
+
+/** A text field read as JSON-like input: booleans and numbers the way a form sends them. */
+export function formValue(value: string | string[], type: string): unknown {
+  if (Array.isArray(value)) return value;
+  if (type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+  if (type === 'integer' || type === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  if (type === 'array' || type === 'object') {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}

@@ -1,0 +1,57 @@
+import { catalogSchema } from '@gw/catalog';
+import { checkFields, routesHonouring } from './request-fields';
+
+const model = catalogSchema.parse({
+  providers: { p: { kind: 'openai-compatible', base_url: 'http://p/v1' } },
+  models: [{
+    id: 'm/image', name: 'm', owned_by: 'o', updated_at: '2026-01-01', media: 'image',
+    architecture: { input_modalities: ['text'], output_modalities: ['image'] },
+    parameter_schema: {
+      n: { type: 'integer', min: 1, max: 4 },
+      size: { type: 'string', options: ['1024x1024', '1536x1024'] },
+      strength: { type: 'number', min: 0, max: 1 },
+      images: { type: 'array', max_items: 2 },
+      watermark: { type: 'boolean' },
+    },
+    deployments: [{ id: 'd', provider: 'p', provider_model: 'x', price: { prompt_per_million: '0', completion_per_million: '0' } }],
+  }],
+}).models[0];
+
+const TABLE = { model: 'string', prompt: 'string', n: 'integer', size: 'string', strength: 'number', images: 'array', watermark: 'boolean', seed: 'integer' } as const;
+
+describe('checkFields: the endpoint table, then the model parameter_schema, each failure a 400 naming the field', () => {
+  it.each([
+    [{ n: 2, size: '1024x1024', strength: 0.5, images: ['a'], watermark: false }, null],
+    [{ colour: 'red' }, ['colour', 'unknown_parameter']],
+    [{ n: 'two' }, ['n', 'invalid_type']],
+    [{ n: 1.5 }, ['n', 'invalid_type']],
+    [{ n: 5 }, ['n', 'invalid_value']],
+    [{ n: 0 }, ['n', 'invalid_value']],
+    [{ size: '10x10' }, ['size', 'invalid_value']],
+    [{ strength: 1.01 }, ['strength', 'invalid_value']],
+    [{ images: ['a', 'b', 'c'] }, ['images', 'invalid_value']],
+    [{ images: 'a' }, ['images', 'invalid_type']],
+    [{ watermark: 'yes' }, ['watermark', 'invalid_type']],
+    [{ seed: 7 }, ['seed', 'unsupported_parameter']],
+  ])('%j', (fields, refusal) => {
+    const run = () => checkFields({ model: 'm/image', prompt: 'p', ...fields }, TABLE, model, ['model', 'prompt']);
+    if (!refusal) expect(run).not.toThrow();
+    else expect(run).toThrow(expect.objectContaining({ status: 400, param: refusal[0], code: refusal[1] }));
+  });
+});
+
+describe('routesHonouring: only routes honouring every set field; none is a 400 naming a field no route honours', () => {
+  const routes = [{ id: 'a', fields: ['n', 'size'] }, { id: 'b', fields: ['n', 'seed'] }];
+  it.each([
+    [['n'], ['a', 'b']],
+    [['n', 'size'], ['a']],
+    [['seed'], ['b']],
+    [[], ['a', 'b']],
+  ])('%j -> %j', (set, ids) => {
+    expect(routesHonouring(routes, set, (r) => r.fields).map((r) => r.id)).toEqual(ids);
+  });
+  it('a field no route honours is named; fields no single route honours together name the first', () => {
+    expect(() => routesHonouring(routes, ['n', 'mask'], (r) => r.fields)).toThrow(expect.objectContaining({ param: 'mask', code: 'unsupported_parameter' }));
+    expect(() => routesHonouring(routes, ['size', 'seed'], (r) => r.fields)).toThrow(expect.objectContaining({ param: 'size' }));
+  });
+});

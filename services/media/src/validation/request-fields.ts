@@ -1,0 +1,60 @@
+import type { CatalogModel } from '@gw/catalog';
+import { InputError } from '@gw/platform';
+
+/** The JSON type of a request field, as the spec's tables and the models' `parameter_schema` name them. */
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+
+function typeMatches(type: string, value: unknown): boolean {
+  switch (type) {
+    case 'string': return typeof value === 'string';
+    case 'integer': return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean': return typeof value === 'boolean';
+    case 'array': return Array.isArray(value);
+    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
+    default: return false;
+  }
+}
+
+/**
+ * Checks a request's fields against the endpoint's field table (spec types) and then the model's
+ * `parameter_schema` (type, options, min, max, max_items). Every failure is a 400 naming the field: a field
+ * the endpoint does not have, a field the model does not accept, a value out of its bounds.
+ */
+export function checkFields(fields: Record<string, unknown>, table: Readonly<Record<string, FieldType>>, model: CatalogModel, always: readonly string[]): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    const type = table[name];
+    if (!type) throw new InputError(`Unrecognized request argument: ${name}`, name, 'unknown_parameter');
+    if (!typeMatches(type, value)) throw new InputError(`${name} must be ${article(type)} ${type}`, name, 'invalid_type');
+    if (always.includes(name)) continue;
+    const spec = model.parameter_schema[name];
+    if (!spec) throw new InputError(`${name} is not supported by model '${model.id}'`, name, 'unsupported_parameter');
+    if (!typeMatches(spec.type, value)) throw new InputError(`${name} must be ${article(spec.type)} ${spec.type} for model '${model.id}'`, name, 'invalid_type');
+    if (spec.options && !spec.options.includes(value as string | number | boolean)) {
+      throw new InputError(`${name} must be one of ${spec.options.map((o) => JSON.stringify(o)).join(', ')} for model '${model.id}'`, name, 'invalid_value');
+    }
+    if (typeof value === 'number') {
+      if (spec.min !== null && value < spec.min) throw new InputError(`${name} must be at least ${spec.min} for model '${model.id}'`, name, 'invalid_value');
+      if (spec.max !== null && value > spec.max) throw new InputError(`${name} must be at most ${spec.max} for model '${model.id}'`, name, 'invalid_value');
+    }
+    if (Array.isArray(value) && spec.max_items != null && value.length > spec.max_items) {
+      throw new InputError(`${name} takes at most ${spec.max_items} items for model '${model.id}'`, name, 'invalid_value');
+    }
+  }
+}
+
+/**
+ * The routes that honour every field the request sets (the gateway's own fields aside); none is a 400 naming
+ * the first field no route honours, so nothing a provider cannot do is ever dropped silently.
+ */
+export function routesHonouring<R>(routes: R[], set: string[], honours: (route: R) => readonly string[]): R[] {
+  const serving = routes.filter((r) => set.every((f) => honours(r).includes(f)));
+  if (serving.length > 0) return serving;
+  const missing = set.find((f) => !routes.some((r) => honours(r).includes(f))) ?? set[0];
+  throw new InputError(`${missing} cannot be honoured by any provider serving this model`, missing ?? null, 'unsupported_parameter');
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? 'an' : 'a';
+}
