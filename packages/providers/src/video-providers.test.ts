@@ -154,6 +154,22 @@ describe('Seedance last frame', () => {
   });
 });
 
+describe('Seedance image inputs', () => {
+  it('the provider refuses an image URL it cannot fetch (an unresolved asset:// reference), naming content', async () => {
+    const sim = await startSimulators();
+    const provider = createVideoProvider('ark');
+    try {
+      const target = { baseUrl: `${sim.url}/api/v3`, apiKey: 'sk-sim', providerModel: 'seedance-1-0-lite', timeoutMs: 5_000 };
+      const body = (url: string) => ({ content: [{ type: 'text', text: 'animate' }, { type: 'image_url', image_url: { url } }] });
+      expect(await thrown(() => provider.submitNative(body('asset://img_1'), target))).toMatchObject({ status: 400, param: 'content' });
+      expect((await provider.submitNative(body('https://example.com/first.png'), target)).id).toMatch(/^cgt-sim/);
+    } finally {
+      await provider.close?.();
+      await sim.close();
+    }
+  });
+});
+
 describe('createVideoProvider', () => {
   it('errors on a kind without a video adapter', () => {
     expect(() => createVideoProvider('anthropic')).toThrow('no video adapter');

@@ -49,7 +49,7 @@ export async function startMediaService({ config, store, bus, blobs, logger, env
         sources: new AudioSources(ctx.guardedClient, { maxBytes: config.MEDIA_AUDIO_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS }),
         inputs, maxAudioBytes: config.MEDIA_AUDIO_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS,
       }),
-      await startVideos(ctx, env),
+      await startVideos(ctx, env, (accountId, ref, param) => inputs.assetUrl(accountId, ref, param)),
     ];
     scope.health
       .addCheck('store', () => store.ping())

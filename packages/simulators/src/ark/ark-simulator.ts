@@ -60,6 +60,9 @@ function problemOf(body: Record<string, unknown>): [string, string] | null {
   const content = body.content;
   const text = Array.isArray(content) ? content.find((c) => (c as { type?: unknown })?.type === 'text') as { text?: unknown } | undefined : undefined;
   if (typeof text?.text !== 'string' || text.text === '') return ['content', 'The parameter `content` must include a text item.'];
+  // Images are fetched by the provider: only http(s) URLs and base64 data URIs can be.
+  const images = (content as Array<{ type?: unknown; image_url?: { url?: unknown } }>).filter((c) => c?.type === 'image_url');
+  if (images.some((c) => typeof c.image_url?.url !== 'string' || !/^(https?:\/\/|data:image\/)/.test(c.image_url.url))) return ['content', 'The parameter `content.image_url.url` specified in the request is not valid.'];
   if (body.resolution !== undefined && !RESOLUTIONS.includes(body.resolution as string)) return ['resolution', 'The parameter `resolution` specified in the request is not valid.'];
   if (body.ratio !== undefined && !RATIOS.includes(body.ratio as string)) return ['ratio', 'The parameter `ratio` specified in the request is not valid.'];
   if (body.duration !== undefined && !(Number.isInteger(body.duration) && (body.duration as number) >= 2 && (body.duration as number) <= 12)) return ['duration', 'The parameter `duration` specified in the request is not valid.'];

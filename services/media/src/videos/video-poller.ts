@@ -8,6 +8,8 @@ import type { VideoHolds } from './video-holds';
 import type { VideoModels, VideoRoute } from './video-routes';
 import { isTerminalVideo, parseStoredJson, videoBlobKey, type VideoDoc, type VideoStatus } from './video-records';
 import type { VideoSettlement } from './video-settlement';
+import type { AssetUrls } from './videos-service';
+import { resolveAssets } from '../native/native-params';
 
 export interface VideoJobPayload {
   video_id: string;
@@ -36,6 +38,7 @@ export interface VideoPollerDeps {
   blobs: BlobStore;
   settlement: VideoSettlement;
   holds: Pick<VideoHolds, 'release'>;
+  assetUrl: AssetUrls;
   options: VideoPollerOptions;
   logger: Logger;
   now?: () => number;
@@ -88,8 +91,9 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
       if (isTerminalVideo(video.status)) return video;
       try {
         const options = { idempotencyKey: video.request_id };
+        // Asset references become links valid from now (an asset deleted since the submit fails the video).
         const handle = nativeBody
-          ? await route.provider.submitNative(nativeBody, route.target, options, signal)
+          ? await route.provider.submitNative(await resolveAssets(nativeBody, (ref, param) => deps.assetUrl(video.account_id, ref, param)), route.target, options, signal)
           : await route.provider.submit(video.request!, route.target, options, signal);
         log.info({ videoId: video._id, deployment: route.deployment.id, providerTaskId: handle.id }, 'video task submitted');
         return write(video, { provider_task_id: handle.id });

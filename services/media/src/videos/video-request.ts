@@ -62,13 +62,12 @@ export function parseVideoRequest(raw: unknown): NormalizedVideoRequest {
 /**
  * A supplier-native body: taken as given, but for the gateway's fields (`callback_url`, `request_id`), which
  * the gateway keeps for itself: a provider-side callback would bypass the address guard and the outbox.
+ * Its `asset://` references are checked and replaced by the service.
  */
 export function parseNativeVideoRequest(raw: unknown): NativeVideoRequest {
   const body = requireBody(raw);
   const fields = gatewayFields(body);
   const { callback_url: _callback, request_id: _requestId, ...rest } = body;
-  const assetPath = findAssetReference(rest, '');
-  if (assetPath) throw new InputError('asset:// references are not accepted on videos; give an https URL', assetPath, 'unsupported_value');
   return { ...fields, body: rest, prompt: nativePrompt(rest) };
 }
 
@@ -80,22 +79,6 @@ function nativePrompt(body: Record<string, unknown>): string {
     if (text) return text.text;
   }
   return '';
-}
-
-function findAssetReference(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.startsWith('asset://') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findAssetReference(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-  } else if (isObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      const found = findAssetReference(v, path ? `${path}.${k}` : k);
-      if (found) return found;
-    }
-  }
-  return null;
 }
 
 const TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {

@@ -7,13 +7,13 @@ import { ensureVideoIndexes, videosCollection } from './video-records';
 import { VideoModels } from './video-routes';
 import { VideoSettlement } from './video-settlement';
 import { videosRoutes } from './videos-routes';
-import { VideosService } from './videos-service';
+import { VideosService, type AssetUrls } from './videos-service';
 
 /** How often each instance settles what a crash left pending and re-queues open videos whose job was lost. */
 const MAINTENANCE_MS = 10_000;
 
 /** Videos: the API, this instance's pollers, and the maintenance sweep. */
-export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv): Promise<Router> {
+export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv, assetUrl: AssetUrls): Promise<Router> {
   const { config, scope, store } = ctx;
   const videos = videosCollection(store);
   await ensureVideoIndexes(videos);
@@ -27,7 +27,7 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv): Pr
     jobs,
     logger: scope.logger.child({ component: 'video-pollers' }),
     handler: videoJobHandler({
-      videos, models, blobs: ctx.blobs, settlement, holds, logger: scope.logger,
+      videos, models, blobs: ctx.blobs, settlement, holds, assetUrl, logger: scope.logger,
       options: { pollMinMs: config.VIDEO_POLL_MIN_MS, pollMaxMs: config.VIDEO_POLL_MAX_MS, taskTimeoutMs: config.VIDEO_TASK_TIMEOUT_MS, maxVideoBytes: config.VIDEO_MAX_BYTES },
     }),
     workers: config.VIDEO_WORKERS,
@@ -39,7 +39,7 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv): Pr
     maxAttempts: 1_000,
   }));
   const service = new VideosService({
-    videos, models, knownModel: (id) => ctx.catalog.models.some((m) => m.id === id), jobs, workers, holds,
+    videos, models, knownModel: (id) => ctx.catalog.models.some((m) => m.id === id), jobs, workers, holds, assetUrl,
     blobs: ctx.blobs, urls: ctx.signedUrls, outbound: ctx.outbound,
   });
 

@@ -5,6 +5,7 @@ import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
 import { InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
 import type { VideoGenerationRequest } from '@gw/provider-spec';
 import type { Collection } from '@gw/store';
+import { resolveAssets } from '../native/native-params';
 import type { SignedUrls } from '../signed-urls';
 import { toVideoObject, videoFilename, type VideoObject } from './video-object';
 import { maxVideoSeconds, type VideoHolds } from './video-holds';
@@ -21,11 +22,15 @@ export interface VideosServiceDeps {
   jobs: VideoJobStore;
   workers: { wake(): void };
   holds: Pick<VideoHolds, 'reserve' | 'release'>;
+  /** A short-lived fetchable URL for an `asset://` reference of the account's own (a 400 naming `param` otherwise). */
+  assetUrl: AssetUrls;
   blobs: BlobStore;
   urls: SignedUrls;
   outbound: OutboundPolicy;
   now?: () => number;
 }
+
+export type AssetUrls = (accountId: string, ref: string, param: string) => Promise<string>;
 
 export const CONTENT_FORMATS = ['redirect', 'url', 'binary'] as const;
 export type ContentFormat = (typeof CONTENT_FORMATS)[number];
@@ -60,6 +65,8 @@ export class VideosService {
       ({ body: nativeBody, prompt } = parsed);
       fields = parsed;
       model = this.deps.models.model(fields.model, this.deps.knownModel);
+      // Checked now (the caller's own assets only); replaced by fresh links when the poller submits it.
+      await resolveAssets(nativeBody, (ref, param) => this.deps.assetUrl(identity.accountId, ref, param));
     } else {
       const parsed = parseVideoRequest(body);
       fields = parsed;

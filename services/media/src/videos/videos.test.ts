@@ -1,4 +1,6 @@
 import type { RunningService } from '@gw/platform';
+import { Readable } from 'node:stream';
+import type { ImageRecord } from '../images/image-records';
 import type { VideoDoc } from './video-records';
 import { simulatedMp4 } from '../../../../packages/simulators/src';
 import { callMedia, identityOf, openVideoTestBed, SEEDANCE_MODEL, SORA_MODEL, CHAT_MODEL, waitFor, type VideoTestBed } from './video-test-support';
@@ -165,7 +167,7 @@ describe('videos in the media service', () => {
     expect((await call('POST', '/v1/videos', { model: 'nope/video', prompt: 'x' })).status).toBe(404);
   });
 
-  it('native params: the supplier body is sent with the provider model; asset:// is refused', async () => {
+  it('native params: the supplier body is sent with the provider model; asset:// must be the caller\'s own, sent as a fetchable link', async () => {
     const native = { 'svc-native-params': 'true' };
     const made = await call('POST', '/v1/videos', {
       model: SEEDANCE_MODEL, content: [{ type: 'text', text: 'native fox' }], ratio: '1:1', duration: 3, camera_fixed: true, request_id: 'n-1',
@@ -173,9 +175,23 @@ describe('videos in the media service', () => {
     expect(made.status).toBe(200);
     const done = await poll(made.body.id);
     expect(done).toMatchObject({ status: 'completed', prompt: 'native fox', duration: 3, response: { model: 'seedance-1-0-pro-250528', ratio: '1:1' } });
-    const asset = await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, content: [{ type: 'image_url', image_url: { url: 'asset://img_1' } }] }, alice, native);
-    expect(asset.status).toBe(400);
-    expect(asset.body.error.param).toBe('content[0].image_url.url');
+
+    // An image alice generated earlier, as the images API stores it.
+    await bed.blobs.put('media/images/img_alice1', Readable.from([Buffer.from('png')]));
+    await bed.store.collection<ImageRecord>('media_images').insertOne({
+      _id: 'img_alice1', account_id: 'acct_alice', request_id: 'br-x', model: 'm', index: 0, prompt: 'p', output_format: 'png', mime_type: 'image/png',
+      size: null, bytes: 3, blob_key: 'media/images/img_alice1', metadata: null, created_at_ms: Date.now(),
+    });
+    const withAsset = (who = alice) => call('POST', '/v1/videos', {
+      model: SEEDANCE_MODEL, content: [{ type: 'text', text: 'animate it' }, { type: 'image_url', image_url: { url: 'asset://img_alice1' }, role: 'first_frame' }],
+    }, who, native);
+    const refused = await withAsset(bob);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ param: 'content[1].image_url.url', code: 'asset_not_found' });
+    // The Ark simulator, like the provider, refuses an image URL it cannot fetch: completing shows the link was sent.
+    const own = await withAsset();
+    expect(own.status).toBe(200);
+    expect(await poll(own.body.id)).toMatchObject({ status: 'completed' });
   });
 
   it('a task the provider never finishes is failed with a clear error once the task timeout passes', async () => {
