@@ -6,6 +6,7 @@ import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guar
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest, type ApiResponse } from './harness/api';
 import { waitFor } from './harness/ports';
 import { useStack } from './harness/stack';
+import { E2E_IMAGE_MODEL } from './harness/media-catalog';
 import { E2E_SORA_VIDEO_MODEL, E2E_VIDEO_MODEL, E2E_VIDEO_SLASH_MODEL } from './harness/video-catalog';
 
 jest.setTimeout(180_000);
@@ -154,6 +155,23 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     expectEnvelope(await call('GET', `/videos/${id}`, undefined, stack.accountKeys[OTHER]), 404);
     expectEnvelope(await call('GET', `/videos/${id}/content`, undefined, stack.accountKeys[OTHER]), 404);
     expectEnvelope(await api(stack.baseURL, 'GET', `/videos/${id}`), 401);
+  });
+
+  it('native params: a Seedance body under the public model, with an asset:// of the caller\'s own image; refused for another account', async () => {
+    const image = await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'first frame' });
+    expect(image.status).toBe(200);
+    const body = {
+      model: E2E_VIDEO_MODEL, ratio: '1:1', duration: 3, camera_fixed: true, callback_url: `${receiver.origin}/videos/native`,
+      content: [{ type: 'text', text: 'animate the frame' }, { type: 'image_url', image_url: { url: `asset://${image.body.data[0].id}` }, role: 'first_frame' }],
+    };
+    const native = { 'svc-native-params': 'true' };
+    expectEnvelope(await call('POST', '/videos', body, stack.accountKeys[OTHER], native), 400, 'asset_not_found', 'content[1].image_url.url');
+    const made = await call('POST', '/videos', body, stack.key, native);
+    expect(made.status).toBe(200);
+    // The simulated provider refuses image URLs it cannot fetch: completing shows the asset went as a link.
+    expect(await finished(made.body.id)).toMatchObject({ status: 'completed', prompt: 'animate the frame', duration: 3, response: { model: 'seedance-1-0-pro-250528', ratio: '1:1' } });
+    await waitFor('the native video callback', async () => deliveriesTo('/videos/native').length === 1, 30_000);
+    expect(usdToMicros((await waitForBilledRequest(stack.baseURL, stack.key, made.body.id)).charged_cost)).toBe(3 * MICROS_PER_SECOND);
   });
 
   it('kill -9 of media with videos in flight: after the restart each completes, is billed once and calls back once', async () => {
