@@ -19,6 +19,7 @@ export const MEDIA_TEST_SECRET = 'media-test-identity-secret-0123456789abcdef';
 export const SORA_MODEL = 'test/sora-video';
 export const SEEDANCE_MODEL = 'test/seedance-video';
 export const CHAT_MODEL = 'test/chat';
+export const SEEDREAM_MODEL = 'test/seedream-image';
 
 const seedanceSchema = {
   resolution: { type: 'string', options: ['480p', '720p', '1080p'], default: '720p', min: null, max: null },
@@ -35,12 +36,22 @@ const soraSchema = {
   aspect_ratio: { type: 'string', options: ['16:9', '9:16'], default: '16:9', min: null, max: null },
 };
 
+const seedreamSchema = {
+  size: { type: 'string', options: null, default: '2048x2048', min: null, max: null },
+  seed: { type: 'integer', options: null, default: -1, min: -1, max: 2147483647 },
+  watermark: { type: 'boolean', options: null, default: true, min: null, max: null },
+  response_format: { type: 'string', options: ['url', 'b64_json'], default: 'url', min: null, max: null },
+  sequential_image_generation: { type: 'string', options: ['auto', 'disabled'], default: 'disabled', min: null, max: null },
+  sequential_image_generation_options: { type: 'object', options: null, default: null, min: null, max: null },
+  images: { type: 'array', options: null, default: null, min: null, max: null },
+};
+
 function model(id: string, outputs: string[], schema: object, provider: string, providerModel: string) {
   return {
     id, name: id, owned_by: 'test', updated_at: '2026-11-01T00:00:00Z',
     architecture: { input_modalities: ['text'], output_modalities: outputs, tokenizer: null }, parameter_schema: schema,
-    ...(outputs.includes('video') ? { media: 'video' } : {}),
-    deployments: [{ id: `${id}-dep`, provider, provider_model: providerModel, price: { prompt_per_million: '0', completion_per_million: '0', per_video_second: '0.02' } }],
+    ...(outputs.includes('video') ? { media: 'video' } : outputs.includes('image') ? { media: 'image' } : {}),
+    deployments: [{ id: `${id}-dep`, provider, provider_model: providerModel, price: { prompt_per_million: '0', completion_per_million: '0', per_video_second: '0.02', per_image: '0.03' } }],
   };
 }
 
@@ -67,12 +78,13 @@ export async function openVideoTestBed(): Promise<VideoTestBed> {
   await writeFile(catalogFile, JSON.stringify({
     providers: {
       sim: { kind: 'openai-compatible', base_url: `${sim.url}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 5_000 },
-      seedance: { kind: 'ark', base_url: `${sim.url}/api/v3`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 5_000 },
+      ark: { kind: 'ark', base_url: `${sim.url}/api/v3`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 5_000 },
     },
     models: [
       model(SORA_MODEL, ['video'], soraSchema, 'sim', 'sora-2'),
-      model(SEEDANCE_MODEL, ['video'], seedanceSchema, 'seedance', 'seedance-1-0-pro-250528'),
+      model(SEEDANCE_MODEL, ['video'], seedanceSchema, 'ark', 'seedance-1-0-pro-250528'),
       model(CHAT_MODEL, ['text'], {}, 'sim', 'echo-chat'),
+      model(SEEDREAM_MODEL, ['image'], seedreamSchema, 'ark', 'seedream-4-0-250828'),
     ],
   }));
   const store = createStore({ engine: 'embedded', dataDir: join(dir, 'data') });
