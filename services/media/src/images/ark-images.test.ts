@@ -16,8 +16,8 @@ describe('Seedream images through the media service', () => {
     media = await bed.start();
   });
   afterEach(async () => {
-    await media.stop();
-    await bed.close();
+    await media?.stop();
+    await bed?.close();
   });
 
   it('a sequential group without watermark, one image refused in place, billed per image produced', async () => {

@@ -27,8 +27,8 @@ describe('videos in the media service', () => {
     media = await bed.start();
   });
   afterEach(async () => {
-    await media.stop();
-    await bed.close();
+    await media?.stop();
+    await bed?.close();
   });
 
   it('submit returns the queued task; it completes with the bytes copied; content in all three formats', async () => {
