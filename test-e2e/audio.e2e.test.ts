@@ -78,6 +78,9 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     expectEnvelope(await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, file_url: `${server.origin}/a.wav`, mime_type: 'audio/mpeg' }), 400, 'mime_type_mismatch', 'mime_type');
     const inline = await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, audio_data: wav.toString('base64'), mime_type: 'audio/wav' });
     expect(inline.status).toBe(200);
+    // An upload typed application/octet-stream (curl's default) is taken for what its bytes are.
+    const untyped = await stack.openai.audio.transcriptions.create({ model: E2E_TRANSCRIBE_MODEL, file: await toFile(wav, 'speech', { type: 'application/octet-stream' }) });
+    expect(untyped.text).toContain('Simulated transcription');
   });
 
   it('file_url to internal addresses, redirects to them and oversize bodies are refused, never fetched past the guard', async () => {
@@ -173,5 +176,25 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     const asset = `asset://${gen.body.data[0].id}`;
     expectEnvelope(await call('POST', '/audio/speech', { model: E2E_SPEECH_MODEL, input: 'x', voice: 'nova', reference_image: asset }, { 'svc-native-params': 'true' }, stack.accountKeys[OTHER]), 400, 'asset_not_found', 'reference_image');
     expectEnvelope(await call('POST', '/audio/speech', { model: E2E_ESPEAK_MODEL, input: 'x' }, { 'svc-native-params': 'true' }), 400, undefined, 'Svc-Native-Params');
+  });
+});
+
+describe('audio in the single-process stack (embedded engines, filesystem blobs)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-audio-embedded-'));
+  const stack = useStack('embedded');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('espeak-ng speech, then its transcription, each billed per second and found by its ids', async () => {
+    const speech = await stack.openai.audio.speech.create({ model: E2E_ESPEAK_MODEL, input: SENTENCE, voice: 'en-us' as never, response_format: 'wav' }).withResponse();
+    const audio = Buffer.from(await speech.data.arrayBuffer());
+    expect(audio.toString('ascii', 0, 4)).toBe('RIFF');
+    const spokenRecord = await waitForBilledRequest(stack.baseURL, stack.key, speech.response.headers.get('x-request-id')!);
+    expect(spokenRecord).toMatchObject({ api_type: 'speech', model: E2E_ESPEAK_MODEL });
+
+    const wav = spokenWav(dir, SENTENCE);
+    const res = await stack.openai.audio.transcriptions.create({ model: E2E_TRANSCRIBE_MODEL, file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }), response_format: 'verbose_json' }).withResponse();
+    expect(res.data.duration).toBeCloseTo(wavDurationSeconds(wav)!, 1);
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, res.response.headers.get('x-request-id')!);
+    expect((await api(stack.baseURL, 'GET', `/billing/requests/${encodeURIComponent(record.id)}`, { key: stack.key })).body.data.request_id).toBe(record.request_id);
   });
 });

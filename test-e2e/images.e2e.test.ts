@@ -20,6 +20,16 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
     expectEnvelope(await api(stack.baseURL, 'GET', '/images'), 401);
   });
 
+  it('the catalogue lists image models with their modalities and every field they take', async () => {
+    const model = await stack.openai.models.retrieve(E2E_IMAGE_MODEL) as unknown as Record<string, unknown>;
+    expect(model).toMatchObject({
+      id: E2E_IMAGE_MODEL, architecture: { input_modalities: ['text', 'image'], output_modalities: ['image'] },
+      supported_parameters: expect.arrayContaining(['n', 'size', 'mask', 'images', 'partial_images', 'seed']),
+      parameter_schema: expect.objectContaining({ n: { type: 'integer', options: null, default: null, min: 1, max: 4 } }),
+    });
+    expectEnvelope(await call('POST', '/chat/completions', { model: E2E_IMAGE_MODEL, messages: [{ role: 'user', content: 'hi' }] }), 400, 'unsupported_api', 'model');
+  });
+
   it('generate (openai client): a url per image, each stored as a record, downloadable through its signed url and by id; billed per image', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
     const res = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'a red fox in snow', n: 2, size: '1024x1024' }).withResponse();
@@ -67,6 +77,7 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
       image: await toFile(bytes, 'in.png', { type: 'image/png' }), mask: await toFile(bytes, 'mask.png', { type: 'image/png' }),
     });
     expect(edited.data![0].url).toContain('/v1/media/signed/');
+    expect(edited.usage).toMatchObject({ generated_images: 1, input_images: 1 });
 
     const first = await call('GET', '/images?limit=2');
     expect(first.body).toMatchObject({ object: 'list', has_more: true, data: [expect.objectContaining({ object: 'image', asset: expect.stringMatching(/^asset:\/\/img_/) }), expect.anything()] });

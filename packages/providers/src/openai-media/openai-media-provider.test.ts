@@ -11,7 +11,14 @@ describe('OpenAIMediaProvider against the OpenAI simulator', () => {
   const target = (providerModel = 'gpt-image-1', timeoutMs = 5_000): MediaTarget => ({ baseUrl: sim.baseUrl, apiKey: 'sim-key', providerModel, timeoutMs });
   const wav = wavOf(tonePcm(1.5), PCM_RATE);
 
-  beforeAll(async () => { sim = await startOpenAISimulator(); });
+  beforeAll(async () => {
+    sim = await startOpenAISimulator({
+      fixtures: {
+        // A stream cut after its first partial image, as a dropped upstream connection.
+        'image-drop': { body: `event: image_generation.partial_image\ndata: ${JSON.stringify({ type: 'image_generation.partial_image', b64_json: 'cGFydA==', partial_image_index: 0, output_format: 'png' })}\n\n`, dropConnection: true },
+      },
+    });
+  });
   afterAll(() => sim.close());
 
   it('generates inline images with usage, and reads per-image failures in place', async () => {
@@ -39,6 +46,15 @@ describe('OpenAIMediaProvider against the OpenAI simulator', () => {
     const events = [];
     for await (const e of await provider.imagesStream({ prompt: 'streamed', n: 1, params: { partial_images: 2 }, images: [] }, target())) events.push(e.type);
     expect(events).toEqual(['partial', 'partial', 'completed', 'done']);
+  });
+
+  it('a stream cut mid-way yields what came, then fails with a typed error', async () => {
+    const seen: string[] = [];
+    const run = async () => {
+      for await (const e of await provider.imagesStream({ prompt: 'x', n: 1, params: { partial_images: 1 }, images: [] }, target('sim-fixture-image-drop'))) seen.push(e.type);
+    };
+    await expect(run()).rejects.toMatchObject({ status: expect.any(Number) });
+    expect(seen).toEqual(['partial']);
   });
 
   it.each([

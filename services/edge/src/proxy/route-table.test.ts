@@ -84,7 +84,8 @@ describe('matchRoute', () => {
 
 describe('streamFormatOf', () => {
   it('names the event format of each streaming route, and none for the rest', () => {
-    const paths = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/responses/resp_1', '/v1/async/chat/completions', '/v1/models', '/v1/billing/balance'];
-    expect(paths.map(streamFormatOf)).toEqual(['chat', 'responses', 'messages', null, null, null, null]);
+    const paths = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/responses/resp_1', '/v1/async/chat/completions', '/v1/models', '/v1/billing/balance',
+      '/v1/images/generations', '/v1/images/edits', '/v1/audio/transcriptions', '/v1/audio/speech', '/v1/images'];
+    expect(paths.map(streamFormatOf)).toEqual(['chat', 'responses', 'messages', null, null, null, null, 'chat', 'chat', 'chat', null, null]);
   });
 });

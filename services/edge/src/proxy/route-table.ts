@@ -34,5 +34,7 @@ export function streamFormatOf(path: string): EventStreamFormat | null {
   if (path === '/v1/chat/completions') return 'chat';
   if (path === '/v1/responses') return 'responses';
   if (path === '/v1/messages') return 'messages';
+  // Media streams (image partials, transcript deltas) end a cut stream as chat does: a data line with the envelope.
+  if (path === '/v1/images/generations' || path === '/v1/images/edits' || path === '/v1/audio/transcriptions') return 'chat';
   return null;
 }

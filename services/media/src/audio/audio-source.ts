@@ -50,7 +50,10 @@ export class AudioSources {
     }
   }
 
-  private checked(bytes: Buffer, mimeType: string, param: string, filename: string): AudioInput {
+  private checked(bytes: Buffer, declaredType: string, param: string, filename: string): AudioInput {
+    // An upload with no real type (curl's default, many SDKs') is taken for what its bytes are.
+    const generic = declaredType === '' || declaredType === 'application/octet-stream';
+    const mimeType = generic ? CANONICAL_TYPE[sniffAudio(bytes) ?? ''] ?? declaredType : declaredType;
     const expected = AUDIO_MIME_TYPES[mimeType];
     if (!expected) throw new InputError(`${param}: ${mimeType || 'no type'} is not an audio type the gateway takes`, param, 'invalid_value');
     if (bytes.length > this.limits.maxBytes) throw new PayloadTooLargeError(`The audio is larger than ${this.limits.maxBytes} bytes`);
@@ -60,6 +63,10 @@ export class AudioSources {
     return { bytes, mimeType, filename: name };
   }
 }
+
+const CANONICAL_TYPE: Record<string, string> = {
+  wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac', webm: 'audio/webm', mp4: 'audio/mp4',
+};
 
 function fileName(url: string): string {
   try {

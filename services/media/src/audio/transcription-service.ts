@@ -1,4 +1,4 @@
-import { InputError, type EventStreamWriter, type Identity } from '@gw/platform';
+import { InputError, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { AudioInput, Transcription, TranscriptionRequest, TranscriptionStreamEvent } from '@gw/provider-spec';
 import type { MediaBilledCalls, MediaPlan } from '../calls/media-billed-calls';
 import type { MediaRouter } from '../calls/media-routes';
@@ -98,6 +98,9 @@ export class TranscriptionService {
         }
       }
       out.end();
+    } catch (err) {
+      // After the first byte a failure is the stream's own error event; the audio sent is still billed.
+      out.fail(toGatewayError(err), traceId);
     } finally {
       billed.finish({ cancelled: out.clientGone });
     }

@@ -63,12 +63,21 @@ export class ImageInputs {
     return this.checked(fetched.body, (fetched.contentType ?? '').split(';')[0].trim().toLowerCase(), param);
   }
 
-  checked(bytes: Buffer, mimeType: string, param: string, filename?: string): MediaInput {
+  checked(bytes: Buffer, declaredType: string, param: string, filename?: string): MediaInput {
+    // An upload with no real type (curl's default, many SDKs') is taken for what its bytes are.
+    const mimeType = declaredType === '' || declaredType === 'application/octet-stream' ? sniffImage(bytes) ?? declaredType : declaredType;
     if (!IMAGE_TYPES.has(mimeType)) throw new InputError(`${param} must be a PNG, JPEG or WebP image (got ${mimeType || 'no type'})`, param, 'invalid_image');
     if (bytes.length === 0) throw new InputError(`${param} is empty`, param, 'invalid_image');
     if (bytes.length > this.limits.maxBytes) throw new PayloadTooLargeError(`${param} is larger than ${this.limits.maxBytes} bytes`);
     return { bytes, mimeType, filename: filename ?? `${param.replace(/\W/g, '_')}.${mimeType.split('/')[1]}` };
   }
+}
+
+function sniffImage(b: Buffer): string | null {
+  if (b.length >= 8 && b.readUInt32BE(0) === 0x89504e47) return 'image/png';
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.length >= 12 && b.toString('ascii', 0, 4) === 'RIFF' && b.toString('ascii', 8, 12) === 'WEBP') return 'image/webp';
+  return null;
 }
 
 export async function readAll(stream: Readable): Promise<Buffer> {

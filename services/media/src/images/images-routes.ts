@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { EventStreamWriter, InputError, requireIdentity } from '@gw/platform';
 import { pageQuery } from '@gw/store';
 import { formValue, isMultipart, readForm } from '../multipart-form';
@@ -27,7 +27,7 @@ export interface ImagesRoutesDeps {
  */
 export function imagesRoutes(deps: ImagesRoutesDeps): Router {
   const router = Router();
-  const generate = async (req: Request, res: import('express').Response) => {
+  const generate = async (req: Request, res: Response) => {
     const identity = requireIdentity(req);
     if (wantsNativeParams(req.headers[NATIVE_PARAMS_HEADER])) {
       if (isMultipart(req)) throw new InputError('A supplier-native body is JSON', 'Svc-Native-Params', 'invalid_request');

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
-import { InputError, NotFoundError, type EventStreamWriter, type Identity } from '@gw/platform';
+import { InputError, NotFoundError, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
 import { listPage, type Collection, type PageQuery } from '@gw/store';
 import type { MediaBilledCalls, MediaPlan } from '../calls/media-billed-calls';
@@ -109,7 +109,7 @@ export class ImagesService {
         created: result.result.created,
         model: result.result.servedModel,
         data: result.result.images.map((img, i) => this.item(img, result.stored[i], p.responseFormat)),
-        usage: result.result.usage,
+        usage: p.req.images.length > 0 ? { ...result.result.usage, input_images: p.req.images.length } : result.result.usage,
         ...(result.result.error ? { error: result.result.error } : {}),
       },
     };
@@ -147,6 +147,9 @@ export class ImagesService {
         cancelled = out.clientGone;
       }
       out.end();
+    } catch (err) {
+      // After the first byte a failure is the stream's own error event; what was stored is still billed.
+      out.fail(toGatewayError(err), traceId);
     } finally {
       billed.finish({ cancelled });
     }

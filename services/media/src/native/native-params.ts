@@ -13,18 +13,22 @@ export function wantsNativeParams(header: string | string[] | undefined): boolea
   throw new InputError('Svc-Native-Params must be true or false', 'Svc-Native-Params', 'invalid_value');
 }
 
+/** A whole string naming one stored asset; text that merely starts with the scheme is left alone. */
+const ASSET_REFERENCE = new RegExp(`^${ASSET_SCHEME}[A-Za-z0-9_-]{1,128}$`);
+
 /** The most `asset://` references one native body may carry. */
 const MAX_ASSET_REFERENCES = 32;
 
 /**
- * A supplier-native body made ready for one route: the public model name replaced by the route's provider
- * model id, and every `asset://<id>` string (at any depth) replaced by a short-lived signed URL of that stored
- * image, once `resolve` has checked it is the caller's own. Failures name the JSON path of the reference.
+ * A supplier-native body made ready for one route: every string that is exactly `asset://<id>` (at any
+ * depth) replaced by a short-lived signed URL of that stored image, once `resolve` has checked it is the
+ * caller's own (`forRoute` then puts the route's provider model id in place of the public model name).
+ * Failures name the JSON path of the reference.
  */
 export async function resolveAssets(body: Record<string, unknown>, resolve: (ref: string, param: string) => Promise<string>): Promise<Record<string, unknown>> {
   let count = 0;
   const walk = async (value: unknown, path: string): Promise<unknown> => {
-    if (typeof value === 'string' && value.startsWith(ASSET_SCHEME)) {
+    if (typeof value === 'string' && ASSET_REFERENCE.test(value)) {
       if (++count > MAX_ASSET_REFERENCES) throw new InputError(`At most ${MAX_ASSET_REFERENCES} asset references per request`, path, 'too_many_assets');
       return resolve(value, path);
     }

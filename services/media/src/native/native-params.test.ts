@@ -1,0 +1,34 @@
+import { resolveAssets, wantsNativeParams } from './native-params';
+
+describe('resolveAssets: every asset:// string at any depth, checked and replaced; everything else untouched', () => {
+  const resolve = async (ref: string, param: string) => {
+    if (ref === 'asset://img_foreign') throw Object.assign(new Error('not yours'), { param });
+    return `https://gw.example/v1/media/signed/${ref.slice(8)}@${param}`;
+  };
+
+  it('replaces references in objects and arrays, naming each by its JSON path', async () => {
+    const body = { model: 'm', prompt: 'asset:// is only a prefix when it starts the string', image: 'asset://img_a', refs: [{ url: 'asset://img_b' }, 'https://x/y.png', 3], n: 1, flag: true, none: null };
+    expect(await resolveAssets(body, resolve)).toEqual({
+      model: 'm', prompt: body.prompt, n: 1, flag: true, none: null,
+      image: 'https://gw.example/v1/media/signed/img_a@image',
+      refs: [{ url: 'https://gw.example/v1/media/signed/img_b@refs[0].url' }, 'https://x/y.png', 3],
+    });
+  });
+
+  it('a reference that is not the caller\'s fails the whole body, naming where it was', async () => {
+    await expect(resolveAssets({ a: { b: ['asset://img_foreign'] } }, resolve)).rejects.toMatchObject({ param: 'a.b[0]' });
+  });
+
+  it('at most 32 references per body', async () => {
+    await expect(resolveAssets({ images: Array.from({ length: 33 }, (_, i) => `asset://img_${i}`) }, resolve)).rejects.toMatchObject({ status: 400, param: 'images[32]', code: 'too_many_assets' });
+  });
+});
+
+describe('Svc-Native-Params', () => {
+  it.each([[undefined, false], ['true', true], ['TRUE', true], ['false', false], [['true'], true]])('%j -> %s', (value, expected) => {
+    expect(wantsNativeParams(value as string | undefined)).toBe(expected);
+  });
+  it('anything else is a 400 naming the header', () => {
+    expect(() => wantsNativeParams('yes')).toThrow(expect.objectContaining({ status: 400, param: 'Svc-Native-Params' }));
+  });
+});
