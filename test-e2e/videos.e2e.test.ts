@@ -65,7 +65,8 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     const id = made.body.id;
     const video = await finished(id);
     expect(video).toMatchObject({ status: 'completed', duration: 5, model: E2E_VIDEO_MODEL, usage: { video_duration_seconds: 5 } });
-    expect(video.content.last_frame_url).toContain('/sim-assets/frames/');
+    expect(video.content.last_frame_url).toContain('/v1/media/signed/');
+    expect((await fetch(video.content.last_frame_url)).headers.get('content-type')).toBe('image/png');
 
     const binary = await fetch(`${stack.baseURL}/videos/${id}/content?format=binary`, { headers: { authorization: `Bearer ${stack.key}` } });
     expect(binary.status).toBe(200);

@@ -107,5 +107,7 @@ export interface VideoProvider {
   poll(handle: VideoTaskHandle, target: ChatTarget, signal?: AbortSignal): Promise<VideoTaskState>;
   /** The video of a completed task. */
   download(handle: VideoTaskHandle, state: VideoTaskState, target: ChatTarget, signal?: AbortSignal): Promise<VideoContent>;
+  /** The last frame's image of a completed task whose state has a `lastFrameUrl` (formats that return one). */
+  downloadLastFrame?(state: VideoTaskState, target: ChatTarget, signal?: AbortSignal): Promise<VideoContent>;
   close?(): Promise<void>;
 }

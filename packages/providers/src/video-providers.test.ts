@@ -146,7 +146,9 @@ describe('Seedance last frame', () => {
       let state = await provider.poll(handle, target);
       while (!isTerminalVideoStatus(state.status)) state = await provider.poll(handle, target);
       expect(state.lastFrameUrl).toBe(`${sim.url}/sim-assets/frames/${handle.id}.png`);
-      expect((await fetch(state.lastFrameUrl!)).headers.get('content-type')).toBe('image/png');
+      const frame = await provider.downloadLastFrame!(state, target);
+      expect(frame.contentType).toBe('image/png');
+      expect((await bytesOf(frame.body)).subarray(1, 4).toString('latin1')).toBe('PNG');
     } finally {
       await provider.close?.();
       await sim.close();

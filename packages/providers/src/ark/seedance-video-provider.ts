@@ -54,6 +54,11 @@ export class SeedanceVideoProvider implements VideoProvider {
     return downloadVideoFrom(this.pools, target, url, TASK_ERRORS, signal);
   }
 
+  downloadLastFrame(state: VideoTaskState, target: ChatTarget, signal?: AbortSignal): Promise<VideoContent> {
+    if (!state.lastFrameUrl) throw malformedUpstreamError('task without a last frame URL');
+    return downloadVideoFrom(this.pools, target, state.lastFrameUrl, TASK_ERRORS, signal);
+  }
+
   async close(): Promise<void> {
     await this.pools.close();
   }

@@ -19,7 +19,7 @@ export function videoTaskCallErrors(mapError: (status: number, headers: Incoming
 }
 
 /**
- * Streams a finished video from a URL the provider gave. Only a URL on the provider's own origin or an
+ * Streams a finished video (or its last frame) from a URL the provider gave. Only a URL on the provider's own origin or an
  * `https:` URL is fetched: a provider answer cannot point the gateway at a plain-HTTP internal address.
  */
 export async function downloadVideoFrom(

@@ -47,7 +47,11 @@ export function toVideoObject(video: VideoDoc, urls: SignedUrls): VideoObject {
     object.url = url;
     object.video_url = url;
     object.fileformat = 'mp4';
-    object.content = { video_url: url, file_url: url, ...(video.last_frame_url ? { last_frame_url: video.last_frame_url } : {}) };
+    // The gateway's copy of the last frame when it has one; the provider's (short-lived) URL otherwise.
+    const lastFrame = video.last_frame_blob_key
+      ? urls.sign({ blobKey: video.last_frame_blob_key, contentType: video.last_frame_type ?? 'image/png' }).url
+      : video.last_frame_url;
+    object.content = { video_url: url, file_url: url, ...(lastFrame ? { last_frame_url: lastFrame } : {}) };
     if (video.duration_s !== null) object.duration = Math.round(video.duration_s);
   }
   if (video.error) object.error = video.error;

@@ -6,7 +6,7 @@ import { isRetryableUpstreamError, type VideoTaskError, type VideoTaskState } fr
 import type { Collection, Store } from '@gw/store';
 import type { VideoHolds } from './video-holds';
 import type { VideoModels, VideoRoute } from './video-routes';
-import { isTerminalVideo, parseStoredJson, videoBlobKey, type VideoDoc, type VideoStatus } from './video-records';
+import { isTerminalVideo, lastFrameBlobKey, parseStoredJson, videoBlobKey, type VideoDoc, type VideoStatus } from './video-records';
 import type { VideoSettlement } from './video-settlement';
 import type { AssetUrls } from './videos-service';
 import { resolveAssets } from '../native/native-params';
@@ -122,9 +122,16 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
     if (state.status !== 'completed') return write(video, { ...seen, status: state.status });
     const key = videoBlobKey(video.account_id, video._id);
     let bytes: number;
+    let lastFrame: Partial<VideoDoc> = {};
     try {
       const content = await route.provider.download({ id: video.provider_task_id! }, state, route.target, signal);
       bytes = (await deps.blobs.put(key, Readable.from(content.body), { maxBytes: options.maxVideoBytes })).bytes;
+      if (state.lastFrameUrl && route.provider.downloadLastFrame) {
+        const frame = await route.provider.downloadLastFrame(state, route.target, signal);
+        const frameKey = lastFrameBlobKey(video.account_id, video._id);
+        await deps.blobs.put(frameKey, Readable.from(frame.body), { maxBytes: options.maxVideoBytes });
+        lastFrame = { last_frame_blob_key: frameKey, last_frame_type: frame.contentType };
+      }
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       // A provider failure that will not pass, or a video too large to keep, fails it; anything else is retried.
@@ -132,7 +139,7 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
       return fail(video, { code: 'video_download_failed', message: `The finished video could not be copied: ${err.message}` });
     }
     return write(video, {
-      ...seen, status: 'completed', blob_key: key, bytes, duration_s: state.durationSeconds, last_frame_url: state.lastFrameUrl,
+      ...seen, ...lastFrame, status: 'completed', blob_key: key, bytes, duration_s: state.durationSeconds, last_frame_url: state.lastFrameUrl,
       usage: state.usage ?? (state.durationSeconds !== null ? { video_duration_seconds: state.durationSeconds } : null),
       usage_pending: true, callback_pending: video.callback_url !== null, completed_at_ms: now(),
     });

@@ -36,7 +36,10 @@ export interface VideoDoc extends Doc {
   /** Generation parameters as the provider reported them. */
   provider_parameters: Record<string, unknown>;
   duration_s: number | null;
+  /** The provider's URL of the last frame (short-lived), and the gateway's copy of it. */
   last_frame_url: string | null;
+  last_frame_blob_key: string | null;
+  last_frame_type: string | null;
   blob_key: string | null;
   bytes: number | null;
   usage: Usage | null;
@@ -62,6 +65,7 @@ export async function ensureVideoIndexes(videos: Collection<VideoDoc>): Promise<
 
 /** The video's blob key: one per video, under the account. */
 export const videoBlobKey = (accountId: string, videoId: string) => `videos/${accountId}/${videoId}.mp4`;
+export const lastFrameBlobKey = (accountId: string, videoId: string) => `videos/${accountId}/${videoId}.last-frame`;
 
 /** A stored text of JSON, read back; null when absent or unreadable. */
 export function parseStoredJson(text: string | null): Record<string, unknown> | null {

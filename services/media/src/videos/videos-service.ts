@@ -96,7 +96,7 @@ export class VideosService {
       request,
       native_body_json: nativeBody ? JSON.stringify(nativeBody) : null,
       deployment_id: null, provider_name: null, provider_task_id: null, progress: 0, provider_response_json: null, provider_parameters: {},
-      duration_s: null, last_frame_url: null, blob_key: null, bytes: null, usage: null, error: null,
+      duration_s: null, last_frame_url: null, last_frame_blob_key: null, last_frame_type: null, blob_key: null, bytes: null, usage: null, error: null,
       usage_pending: false, callback_pending: false, trace_id: traceId,
       created_at_ms: now, updated_at_ms: now, completed_at_ms: null,
     };

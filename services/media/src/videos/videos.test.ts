@@ -46,7 +46,11 @@ describe('videos in the media service', () => {
     expect(done).toMatchObject({ status: 'completed', progress: 100, duration: 6, fileformat: 'mp4', usage: expect.objectContaining({ video_duration_seconds: 6 }) });
     expect(done.url).toContain('/v1/media/signed/');
     expect(done.video_url).toBe(done.url);
-    expect(done.content.last_frame_url).toMatch(/\/sim-assets\/frames\/.+\.png$/);
+    // The last frame is the gateway's copy too, behind its own signed link.
+    expect(done.content.last_frame_url).toContain('/v1/media/signed/');
+    const frame = await callMedia(media.httpPort, 'GET', signedPath(done.content.last_frame_url), null);
+    expect(frame.headers.get('content-type')).toBe('image/png');
+    expect(frame.raw.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(done.response).toMatchObject({ status: 'succeeded', ratio: '21:9', resolution: '1080p' });
     const task = await bed.store.collection<VideoDoc>('videos').findOne({ _id: id });
     const expected = simulatedMp4(task!.provider_task_id!, 6);
