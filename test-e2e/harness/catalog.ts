@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { videoModels, videoProvider } from './video-catalog';
 import { mediaModels } from './media-catalog';
 
 export const E2E_MODEL = 'e2e/echo-chat';
@@ -57,6 +58,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
       'slow-simulator-short-deadline': { ...provider('openai-compatible', slowSimulatorPort), timeout_ms: 300 },
       'anthropic-simulator': provider('anthropic', simulatorPort),
       'gemini-simulator': { ...provider('gemini', simulatorPort), base_url: `http://127.0.0.1:${simulatorPort}/v1beta` },
+      'ark-simulator': videoProvider(simulatorPort),
       'espeak-ng': { kind: 'espeak-ng', base_url: 'local://espeak-ng', timeout_ms: 30_000 },
       pocketsphinx: { kind: 'pocketsphinx', base_url: 'local://pocketsphinx', timeout_ms: 60_000 },
     },
@@ -92,7 +94,7 @@ export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number
       updated_at: '2026-11-01T00:00:00Z',
       architecture: { input_modalities: ['text'], output_modalities: ['text'], tokenizer: null },
       deployments: [{ id: 'e2e-trickle', provider: 'simulator', provider_model: 'sim-trickle', price: E2E_PRICE }],
-    }, ...slowModels(), ...nativeModels(), ...batchModels(), ...mediaModels()],
+    }, ...slowModels(), ...nativeModels(), ...batchModels(), ...mediaModels(), ...videoModels()],
   }, null, 2));
   return file;
 }

@@ -7,5 +7,6 @@ export * from './server-sent-events';
 export * from './native-api';
 export * from './chat-capabilities';
 export * from './native-batch';
+export * from './video';
 export * from './media';
 export * from './wav';

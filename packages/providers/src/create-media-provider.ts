@@ -1,4 +1,5 @@
 import type { MediaProvider } from '@gw/provider-spec';
+import { SeedreamImageProvider } from './ark/seedream-image-provider';
 import { EspeakSpeechProvider } from './espeak-ng/espeak-speech-provider';
 import { OpenAIMediaProvider } from './openai-media/openai-media-provider';
 import { PocketsphinxProvider } from './pocketsphinx/pocketsphinx-provider';
@@ -10,6 +11,8 @@ export function createMediaProvider(kind: string): MediaProvider {
       return new OpenAIMediaProvider();
     case 'espeak-ng':
       return new EspeakSpeechProvider();
+    case 'ark':
+      return new SeedreamImageProvider();
     case 'pocketsphinx':
       return new PocketsphinxProvider();
     default:

@@ -7,3 +7,5 @@ export { startGeminiSimulator, createGeminiHandler, GEMINI_SIM_INVALID_KEY, type
 export { startSimulators, type SimulatorsOptions } from './simulators';
 export type { RunningSimulator, SimulatorHandler, SimulatorHandlerOptions } from './http-kit';
 export { REQUEST_COUNT_PATH } from './http-kit';
+export { startArkSimulator, createArkHandler, type ArkSimulator } from './ark/ark-simulator';
+export { simulatedMp4 } from './video/video-tasks';

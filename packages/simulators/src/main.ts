@@ -3,7 +3,8 @@ import { createLogger } from '@gw/platform';
 import { startSimulators } from './simulators';
 
 // Every provider format on one port (OpenAI /v1/chat/completions, /v1/responses, /v1/models, /v1/files,
-// /v1/batches; Anthropic /v1/messages, /v1/messages/batches; Gemini /v1beta/models/{m}:generateContent|streamGenerateContent).
+// /v1/batches, /v1/videos; Anthropic /v1/messages, /v1/messages/batches; Gemini /v1beta/models/{m}:generateContent|streamGenerateContent;
+// Seedance /api/v3/contents/generations/tasks).
 // Usage: tsx packages/simulators/src/main.ts [--port 4010] [--latency-ms 0] [--host 127.0.0.1]
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   const latencyMs = parseNonNegativeInt(values['latency-ms'], '--latency-ms');
   const logger = createLogger('simulators');
   const sim = await startSimulators({ port, latencyMs, host: values.host });
-  logger.info({ url: sim.url, latencyMs, formats: ['openai', 'anthropic', 'gemini'] }, 'Provider simulators listening');
+  logger.info({ url: sim.url, latencyMs, formats: ['openai', 'anthropic', 'gemini', 'ark'] }, 'Provider simulators listening');
 
   const stop = () => {
     sim.close().then(() => process.exit(0), () => process.exit(1));

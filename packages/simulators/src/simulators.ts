@@ -3,6 +3,7 @@ import { createAnthropicHandler } from './anthropic/anthropic-simulator';
 import { createGeminiHandler } from './gemini/gemini-simulator';
 import { requestPath, sendJson, serve, type ListenOptions, type RunningSimulator } from './http-kit';
 import { createOpenAIHandler } from './openai/openai-simulator';
+import { createArkHandler } from './ark/ark-simulator';
 
 export interface SimulatorsOptions extends ListenOptions {
   /** Delay before every response (for streams: before the first byte); `x-sim-latency-ms` overrides it. */
@@ -12,11 +13,12 @@ export interface SimulatorsOptions extends ListenOptions {
 /**
  * Every provider format on one port, by path: `/v1/chat/completions`, `/v1/responses`, `/v1/models`, `/v1/files`
  * and `/v1/batches` (OpenAI, base URL `url/v1`), `/v1/messages` and `/v1/messages/batches` (Anthropic, base URL
- * `url/v1`), `/v1beta/...` (Gemini, base URL `url/v1beta`).
+ * `url/v1`), `/v1beta/...` (Gemini, base URL `url/v1beta`),
+ * `/api/v3/contents/generations/tasks` and `/sim-assets/...` (Seedance video tasks, base URL `url/api/v3`).
  * Any other path answers 404.
  */
 export async function startSimulators(options: SimulatorsOptions = {}): Promise<RunningSimulator> {
-  const handlers = [createOpenAIHandler(options), createAnthropicHandler(options), createGeminiHandler(options)];
+  const handlers = [createOpenAIHandler(options), createAnthropicHandler(options), createGeminiHandler(options), createArkHandler(options)];
   return serve((req, res) => handlers.some((handle) => handle(req, res)), notFound, options);
 }
 

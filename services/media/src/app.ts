@@ -13,6 +13,7 @@ import { imagesRoutes } from './images/images-routes';
 import { ImagesService } from './images/images-service';
 import { openMediaContext } from './media-context';
 import { signedRoutes } from './signed-routes';
+import { startVideos } from './videos/videos-capability';
 
 export interface MediaServiceDeps {
   config: MediaConfig;
@@ -48,7 +49,7 @@ export async function startMediaService({ config, store, bus, blobs, logger, env
         sources: new AudioSources(ctx.guardedClient, { maxBytes: config.MEDIA_AUDIO_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS }),
         inputs, maxAudioBytes: config.MEDIA_AUDIO_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS,
       }),
-      // Videos mount here from the context (their routes, and their poller registered with scope.background).
+      await startVideos(ctx, env, (accountId, ref, param) => inputs.assetUrl(accountId, ref, param)),
     ];
     scope.health
       .addCheck('store', () => store.ping())

@@ -29,6 +29,19 @@ export const mediaConfigSchema = z.object({
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(0).default(15_000),
   /** Time limit of one provider call (and of a `file_url` fetch). */
   MEDIA_PROVIDER_TIMEOUT_MS: positiveInt(120_000),
+  /** Video tasks followed at once by this instance (each holds a leased job while its provider task runs); 0 follows none. */
+  VIDEO_WORKERS: z.coerce.number().int().min(0).default(32),
+  /** A poller's lease on a video: renewed while it follows the task, taken over by another instance once it lapses. */
+  VIDEO_LEASE_MS: positiveInt(30_000),
+  /** Idle wait of a poller for new videos (a submit on this instance wakes it at once). */
+  VIDEO_CLAIM_POLL_MS: positiveInt(1_000),
+  /** Waits between polls of one provider task: from the first, growing 1.5x per poll, to the second. */
+  VIDEO_POLL_MIN_MS: positiveInt(2_000),
+  VIDEO_POLL_MAX_MS: positiveInt(30_000),
+  /** A video not finished this long after it was submitted is failed with `video_task_timeout`. */
+  VIDEO_TASK_TIMEOUT_MS: positiveInt(3_600_000),
+  /** The largest finished video copied into the blob store, in bytes. */
+  VIDEO_MAX_BYTES: positiveInt(1024 * 1024 * 1024),
   LOG_LEVEL: z.string().default('info'),
   ACCESS_LOG: bool(false),
   ...outboundGuardEnv,

@@ -5,7 +5,7 @@ import { createBatchingPublisher, createOutbox, type BatchingPublisher, type Bus
 import { loadCatalog, type Catalog } from '@gw/catalog';
 import { GuardedHttpClient, outboundPolicyFromConfig, type OutboundPolicy } from '@gw/net-guard';
 import { grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type ServiceScope } from '@gw/platform';
-import { billingProto } from '@gw/proto';
+import { billingProto, type BillingServiceClient } from '@gw/proto';
 import type { Store } from '@gw/store';
 import { mediaBilledCalls, type MediaBilledCalls } from './calls/media-billed-calls';
 import { MediaRouter } from './calls/media-routes';
@@ -30,6 +30,8 @@ export interface MediaContext {
   router: MediaRouter;
   /** The billed-call lifecycle: spend hold in billing, routes with fallback, the usage event. */
   calls: MediaBilledCalls;
+  /** Billing's gRPC API, for holds that outlive one request (video tasks). */
+  billing: BillingServiceClient;
   scope: ServiceScope;
 }
 
@@ -50,7 +52,7 @@ export async function openMediaContext(
   const billing = scope.client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
     { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'media'))] }));
   return {
-    config, store, blobs, catalog, outbox, publisher, scope, outbound, router,
+    config, store, blobs, catalog, outbox, publisher, scope, outbound, router, billing,
     guardedClient: new GuardedHttpClient({ ...outbound, extraCa }),
     calls: mediaBilledCalls({ billing, router, publisher, logger }),
     signedUrls: new SignedUrls(config.GATEWAY_IDENTITY_SECRET, config.MEDIA_PUBLIC_BASE_URL, config.MEDIA_SIGNED_URL_TTL_S),

@@ -6,6 +6,7 @@ import {
 import { createOpenAIBatchRoutes, isBatchPath } from './batch-route';
 import { createMediaRoutes, IMAGE_FILE_PREFIX, MEDIA_PATHS } from './media-route';
 import { handleResponses } from './responses-route';
+import { createOpenAIVideoRoutes, isOpenAIVideoPath } from '../video/openai-video-route';
 import { answer } from './simulated-chat';
 import { chatCompletionBody, chatCompletionChunks, openAIErrorBody, simulatedErrorBody } from './openai-wire';
 
@@ -42,7 +43,7 @@ export async function startOpenAISimulator(options: OpenAISimulatorOptions = {})
   return serve(handle, handle.notFound, options, (url) => ({ baseUrl: `${url}/v1` }));
 }
 
-/** `POST /v1/chat/completions`, `POST /v1/responses`, `GET /v1/models` and the files and batches APIs, each behind a bearer key. */
+/** `POST /v1/chat/completions`, `POST /v1/responses`, `GET /v1/models`, the files and batches APIs and the videos API, each behind a bearer key. */
 export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): SimulatorHandler {
   let callCounter = 0;
   /** Non-streaming completions by `Idempotency-Key`: a repeat is answered with the first answer, not generated again. */
@@ -50,6 +51,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
   const latencyDefault = options.latencyMs ?? 0;
   const fixtures = options.fixtures ?? {};
   const batchRoutes = createOpenAIBatchRoutes();
+  const videoRoutes = createOpenAIVideoRoutes(() => latencyDefault);
   const mediaRoutes = createMediaRoutes({ latencyMs: (req) => latencyOf(req, latencyDefault), fixtures, baseUrl: (req) => `http://${req.headers.host}` });
 
   function route(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
@@ -64,6 +66,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
     }
     if (req.method === 'POST' && path === '/v1/chat/completions') return read(req, res, (raw) => handleChat(req, res, raw));
     if (isBatchPath(path)) return read(req, res, (raw) => batchRoutes.route(req, res, path, raw));
+    if (isOpenAIVideoPath(path)) return read(req, res, (raw) => videoRoutes.route(req, res, path, raw));
     if (req.method === 'POST' && MEDIA_PATHS.has(path)) return read(req, res, (raw) => void mediaRoutes.route(req, res, path, raw));
     if (req.method === 'POST' && path === '/v1/responses') {
       return read(req, res, (raw) => handleResponses(res, raw, { latencyMs: latencyOf(req, latencyDefault), fixtures, callId: ++callCounter }));
@@ -131,7 +134,7 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
     byIdempotencyKey.set(key, answer);
   }
 
-  return simulatorHandler((path) => PATHS.has(path) || isBatchPath(path) || MEDIA_PATHS.has(path) || path.startsWith(IMAGE_FILE_PREFIX), route);
+  return simulatorHandler((path) => PATHS.has(path) || isBatchPath(path) || isOpenAIVideoPath(path) || MEDIA_PATHS.has(path) || path.startsWith(IMAGE_FILE_PREFIX), route);
 }
 
 function isAuthorized(req: http.IncomingMessage): boolean {

@@ -96,6 +96,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   });
 
   afterAll(async () => {
+    require('fs').writeFileSync('/tmp/nrt-log.txt', logLines.join('\n'));
     await closeServer(server, 100);
     await translators.close();
     slow.closeAllConnections();

@@ -1,0 +1,31 @@
+import type { VideoCapabilities, VideoProvider } from '@gw/provider-spec';
+import { OPENAI_VIDEO_CAPABILITIES } from './openai-compatible/convert-to-openai-video';
+import { OpenAIVideoProvider } from './openai-compatible/openai-video-provider';
+import { SEEDANCE_CAPABILITIES } from './ark/convert-to-seedance-task';
+import { SeedanceVideoProvider } from './ark/seedance-video-provider';
+
+export type VideoProviderKind = 'openai-compatible' | 'ark';
+
+const CAPABILITIES: Record<VideoProviderKind, VideoCapabilities> = {
+  'openai-compatible': OPENAI_VIDEO_CAPABILITIES,
+  ark: SEEDANCE_CAPABILITIES,
+};
+
+/** One video adapter per upstream wire format; throws on a kind without one. Create each once per process: it owns the connection pools. */
+export function createVideoProvider(kind: string): VideoProvider {
+  switch (kind) {
+    case 'openai-compatible':
+      return new OpenAIVideoProvider();
+    case 'ark':
+      return new SeedanceVideoProvider();
+    default:
+      throw new Error(`Provider kind "${kind}" has no video adapter`);
+  }
+}
+
+/** What a wire format honours of a video request, without creating its provider; throws on a kind without a video adapter. */
+export function videoCapabilities(kind: string): VideoCapabilities {
+  const found = CAPABILITIES[kind as VideoProviderKind];
+  if (!found) throw new Error(`Provider kind "${kind}" has no video adapter`);
+  return found;
+}
