@@ -7,6 +7,8 @@ import { edgeConfigSchema } from '@gw/edge/src/config';
 import { inferenceConfigSchema } from '@gw/inference/src/config';
 import { keysConfigSchema } from '@gw/keys/src/config';
 import { webhooksConfigSchema } from '@gw/webhooks/src/config';
+import { mediaConfigSchema } from '@gw/media/src/config';
+import { consoleConfigSchema } from '@gw/console/src/config';
 import { ROOT, type Yaml } from './manifests';
 
 /** Reads docs/operations.md: its environment tables (to compare with the config schemas) and its commands. */
@@ -28,6 +30,8 @@ export const SERVICE_SCHEMAS: Record<string, EnvSchema> = {
   billing: billingConfigSchema as unknown as EnvSchema,
   batch: batchConfigSchema as unknown as EnvSchema,
   webhooks: webhooksConfigSchema as unknown as EnvSchema,
+  media: mediaConfigSchema as unknown as EnvSchema,
+  console: consoleConfigSchema as unknown as EnvSchema,
 };
 
 const catalog: Yaml = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/catalog.json'), 'utf8'));

@@ -38,7 +38,7 @@ schema), so it is not a value.
   "batch" (dict "shared" true "mongo" true "identity" true "providers" true "catalog" true "inferenceGrpcClient" true)
   "webhooks" (dict "shared" true "mongo" true "identity" true "webhooksKey" true)
   "media" (dict "shared" true "mongo" true "identity" true "providers" true "catalog" true)
-  "console" (dict)
+  "console" (dict "identity" true)
 -}}
 {{- toYaml (index $needs .) -}}
 {{- end -}}

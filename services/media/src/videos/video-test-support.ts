@@ -96,7 +96,7 @@ export async function openVideoTestBed(): Promise<VideoTestBed> {
       BILLING_HTTP_PORT: '0', BILLING_GRPC_PORT: '0', CATALOG_FILE: catalogFile, GATEWAY_IDENTITY_SECRET: MEDIA_TEST_SECRET, KEYS_GRPC_ADDR: '127.0.0.1:1',
       BIND_HOST: '127.0.0.1', SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_alice', credit_usd: '10' }, { id: 'acct_bob', credit_usd: '10' }, { id: 'acct_broke', credit_usd: '0' }]),
     }),
-    store, bus, logger,
+    store, bus, logger, blobs: createBlobStore({ engine: 'fs', root: join(dir, 'billing-blobs') }),
   });
   const config = mediaConfigSchema.parse({
     BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`,
