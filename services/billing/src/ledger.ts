@@ -41,6 +41,8 @@ export interface LedgerEntry extends Doc {
   /** The spend grant the call ran under and its share of it (absent: the call's hold, if any, is under `_id`). */
   hold_id?: string;
   hold_micros?: number;
+  /** The W3C trace id of the request that made the call (absent when it had none). */
+  trace_id?: string;
   posting_id: string;
   recorded_at_ms: number;
   applied_at_ms: number | null;
@@ -84,6 +86,7 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
     price_factor_ppm: priceFactorPpm,
     state: 'applying',
     ...(event.hold_id ? { hold_id: event.hold_id, hold_micros: event.hold_micros } : {}),
+    ...(event.trace_id ? { trace_id: event.trace_id } : {}),
     posting_id: postingId,
     recorded_at_ms: nowMs,
     applied_at_ms: null,

@@ -44,6 +44,8 @@ export const usageEventSchema = z.object({
   usage_estimated: flag,
   hold_id: text.pipe(z.string().regex(/^([A-Za-z0-9_-]{1,128})?$/, 'not a hold id')),
   hold_micros: int64OrZero.pipe(z.number().min(0)),
+  // Correlation only: a malformed trace id is dropped rather than the charge refused.
+  trace_id: text.transform((v) => (/^[0-9a-f]{32}$/.test(v) ? v : '')),
 });
 
 export type UsageEvent = z.infer<typeof usageEventSchema>;

@@ -161,6 +161,6 @@ function usageEvent(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, r:
     provider: route.providerName, deployment: route.deployment.id, api_type: 'batch', provider_response_id: r.providerResponseId,
     served_model: r.completion.model ?? route.target.providerModel, streamed: false, cancelled: false,
     finish_reason: r.completion.choices?.[0]?.finish_reason ?? '', status: 'succeeded', usage: { ...r.usage } as UsageEvent['usage'],
-    latency_ms: 0, generation_time_ms: 0, created_at_ms: nowMs, usage_estimated: false,
+    latency_ms: 0, generation_time_ms: 0, created_at_ms: nowMs, usage_estimated: false, hold_id: '', hold_micros: 0, trace_id: batch.trace_id,
   };
 }

@@ -22,6 +22,7 @@ export interface CallRecord {
   usage: Usage;
   startedAt: number;
   firstByteAt: number;
+  traceId: string;
 }
 
 /**
@@ -63,6 +64,7 @@ export class UsageRecorder {
       usage_estimated: false,
       hold_id: call.hold.grant ? call.hold.holdId : '',
       hold_micros: call.hold.grant ? call.hold.micros : 0,
+      trace_id: call.traceId,
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
   }

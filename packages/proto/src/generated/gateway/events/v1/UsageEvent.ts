@@ -57,6 +57,11 @@ export interface UsageEvent {
    */
   'hold_id'?: (string);
   'hold_micros'?: (number | string | Long);
+  /**
+   * W3C trace id (32 lowercase hex) of the request that made the call: joins the billing record and the
+   * archive to the logs and the trace. Empty when the call had none.
+   */
+  'trace_id'?: (string);
 }
 
 /**
@@ -113,4 +118,9 @@ export interface UsageEvent__Output {
    */
   'hold_id': (string);
   'hold_micros': (number);
+  /**
+   * W3C trace id (32 lowercase hex) of the request that made the call: joins the billing record and the
+   * archive to the logs and the trace. Empty when the call had none.
+   */
+  'trace_id': (string);
 }

@@ -1,0 +1,142 @@
+import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { z } from 'zod';
+import { loadConfig } from './config';
+import { newTraceId } from './ids';
+
+/**
+ * OpenTelemetry tracing, configured by the standard variables: on only when an OTLP endpoint is set
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`; the exporter reads them itself),
+ * named by `OTEL_SERVICE_NAME`, batched every `OTEL_BSP_SCHEDULE_DELAY` ms (default 5000). Off, nothing is installed and every helper here is a plain call: the hot
+ * path pays one boolean test.
+ */
+const tracingEnv = z.object({
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_SDK_DISABLED: z.enum(['true', 'false']).optional(),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).default(5000),
+});
+
+export interface Tracing {
+  /** Exports what is buffered (tests, and before a process exits). */
+  forceFlush(): Promise<void>;
+  /** Flushes and uninstalls, so the process is back to the no-op tracer. */
+  shutdown(): Promise<void>;
+}
+
+let installed: (Tracing & { provider: TracerProvider }) | null = null;
+
+/** Whether spans are recorded in this process. */
+export function tracingEnabled(): boolean {
+  return installed !== null;
+}
+
+/**
+ * Installs the SDK for this process when an endpoint is configured; null otherwise. One per process: in the
+ * single-process mode every service shares it (each names its spans' tracer after itself).
+ */
+export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv = process.env): Tracing | null {
+  const cfg = loadConfig(tracingEnv, env);
+  if (cfg.OTEL_SDK_DISABLED === 'true' || !(cfg.OTEL_EXPORTER_OTLP_ENDPOINT || cfg.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) return null;
+  if (installed) return installed;
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': cfg.OTEL_SERVICE_NAME ?? defaultServiceName }),
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: cfg.OTEL_BSP_SCHEDULE_DELAY })],
+  });
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  const handle = {
+    provider,
+    forceFlush: () => provider.forceFlush(),
+    shutdown: async () => {
+      if (installed !== handle) return;
+      installed = null;
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+    },
+  };
+  installed = handle;
+  return handle;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/** The trace id of a valid W3C `traceparent` (version 00, ids not all zero); null otherwise. */
+export function traceIdOfTraceparent(header: string | string[] | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  const m = TRACEPARENT.exec(header.trim());
+  if (!m || /^0+$/.test(m[1]) || /^0+$/.test(m[2])) return null;
+  return m[1];
+}
+
+export interface ServerSpan {
+  /** The trace id of the request: the span's, or the given `traceparent`'s, or a new one. */
+  traceId: string;
+  /** Runs `fn` with the span current; a plain call when tracing is off. */
+  run<T>(fn: () => T): T;
+  end(status?: number): void;
+}
+
+const noSpan = (traceId: string): ServerSpan => ({ traceId, run: (fn) => fn(), end: () => undefined });
+
+/**
+ * A server span for an incoming HTTP request or RPC, child of the `traceparent` in `carrier` when there is a
+ * valid one. With tracing off it still honours that trace id, so logs and billing records join the caller's trace.
+ */
+export function startServerSpan(tracerName: string, name: string, carrier: Record<string, unknown>, attributes: Attributes = {}): ServerSpan {
+  if (!installed) return noSpan(traceIdOfTraceparent(carrier.traceparent as string | undefined) ?? newTraceId());
+  const parent = propagation.extract(context.active(), carrier);
+  const span = trace.getTracer(tracerName).startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+  const ctx = trace.setSpan(parent, span);
+  return {
+    traceId: span.spanContext().traceId,
+    run: (fn) => context.with(ctx, fn),
+    end: (status) => endSpan(span, status),
+  };
+}
+
+function endSpan(span: Span, status?: number): void {
+  if (status !== undefined) {
+    span.setAttribute('http.response.status_code', status);
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
+/** Writes the current span's `traceparent` into `carrier` (outgoing headers or gRPC metadata); nothing when off. */
+export function injectTraceContext(carrier: Record<string, unknown>, ctx: Context = context.active()): void {
+  if (installed) propagation.inject(ctx, carrier);
+}
+
+/**
+ * A client span around an outgoing call (a provider, another service): its `traceparent` goes into
+ * `headers` before `call` runs. Ends when `call` settles, with the status `statusOf` reads from the answer.
+ */
+export async function traceOutgoing<T>(
+  tracerName: string, name: string, attributes: () => Attributes, headers: Record<string, string>,
+  call: () => Promise<T>, statusOf?: (result: T) => number,
+): Promise<T> {
+  if (!installed) return call();
+  const span = trace.getTracer(tracerName).startSpan(name, { kind: SpanKind.CLIENT, attributes: attributes() });
+  const ctx = trace.setSpan(context.active(), span);
+  if (isSpanContextValid(span.spanContext())) propagation.inject(ctx, headers);
+  try {
+    const result = await context.with(ctx, call);
+    endSpan(span, statusOf?.(result));
+    return result;
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    span.end();
+    throw err;
+  }
+}
