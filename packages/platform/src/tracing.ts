@@ -3,14 +3,16 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import { z } from 'zod';
 import { loadConfig } from './config';
 import { newTraceId } from './ids';
 
 /**
  * OpenTelemetry tracing, configured by the standard variables: on only when an OTLP endpoint is set
- * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`; the exporter reads them itself),
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`),
  * named by `OTEL_SERVICE_NAME`, batched every `OTEL_BSP_SCHEDULE_DELAY` ms (default 5000). Off, nothing is installed and every helper here is a plain call: the hot
  * path pays one boolean test.
  */
@@ -29,44 +31,58 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-let installed: (Tracing & { provider: TracerProvider }) | null = null;
+type Installed = Tracing & { provider: TracerProvider };
+
+/**
+ * Kept on the global object, as the OpenTelemetry API keeps its own: a module loaded twice (test runners'
+ * registries) still sees the one installation.
+ */
+const INSTALLED = Symbol.for('gw.tracing.installed');
+const holder = globalThis as { [INSTALLED]?: Installed | null };
 
 /** Whether spans are recorded in this process. */
 export function tracingEnabled(): boolean {
-  return installed !== null;
+  return holder[INSTALLED] != null;
 }
 
 /**
  * Installs the SDK for this process when an endpoint is configured; null otherwise. One per process: in the
- * single-process mode every service shares it (each names its spans' tracer after itself).
+ * single-process mode every service shares it (each names its spans' tracer after itself). `exporter` replaces
+ * the OTLP HTTP one where its lazy `import('http')` cannot run (a test runner's VM without ES modules).
  */
-export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv = process.env): Tracing | null {
+export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv = process.env, exporter?: SpanExporter): Tracing | null {
   const cfg = loadConfig(tracingEnv, env);
   if (cfg.OTEL_SDK_DISABLED === 'true' || !(cfg.OTEL_EXPORTER_OTLP_ENDPOINT || cfg.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) return null;
-  if (installed) return installed;
+  const current = holder[INSTALLED];
+  if (current) return current;
+  // As the specification resolves them: the signal's own URL as given, else the base URL plus `v1/traces`.
+  const url = cfg.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${cfg.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': cfg.OTEL_SERVICE_NAME ?? defaultServiceName }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: cfg.OTEL_BSP_SCHEDULE_DELAY })],
+    spanProcessors: [new BatchSpanProcessor({ exporter: exporter ?? new OTLPTraceExporter({ url, httpAgentOptions: keepAliveAgent }), scheduledDelayMillis: cfg.OTEL_BSP_SCHEDULE_DELAY })],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  const handle = {
+  const handle: Installed = {
     provider,
     forceFlush: () => provider.forceFlush(),
     shutdown: async () => {
-      if (installed !== handle) return;
-      installed = null;
+      if (holder[INSTALLED] !== handle) return;
+      holder[INSTALLED] = null;
       await provider.shutdown();
       trace.disable();
       propagation.disable();
       context.disable();
     },
   };
-  installed = handle;
+  holder[INSTALLED] = handle;
   return handle;
 }
+
+/** The exporter's connection pool, made here: its default loads `http` by a dynamic import, which some runtimes (test VMs) refuse. */
+const keepAliveAgent = (protocol: string) => (protocol === 'http:' ? new http.Agent({ keepAlive: true }) : new https.Agent({ keepAlive: true }));
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
@@ -93,7 +109,7 @@ const noSpan = (traceId: string): ServerSpan => ({ traceId, run: (fn) => fn(), e
  * valid one. With tracing off it still honours that trace id, so logs and billing records join the caller's trace.
  */
 export function startServerSpan(tracerName: string, name: string, carrier: Record<string, unknown>, attributes: Attributes = {}): ServerSpan {
-  if (!installed) return noSpan(traceIdOfTraceparent(carrier.traceparent as string | undefined) ?? newTraceId());
+  if (!tracingEnabled()) return noSpan(traceIdOfTraceparent(carrier.traceparent as string | undefined) ?? newTraceId());
   const parent = propagation.extract(context.active(), carrier);
   const span = trace.getTracer(tracerName).startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
   const ctx = trace.setSpan(parent, span);
@@ -114,7 +130,7 @@ function endSpan(span: Span, status?: number): void {
 
 /** Writes the current span's `traceparent` into `carrier` (outgoing headers or gRPC metadata); nothing when off. */
 export function injectTraceContext(carrier: Record<string, unknown>, ctx: Context = context.active()): void {
-  if (installed) propagation.inject(ctx, carrier);
+  if (tracingEnabled()) propagation.inject(ctx, carrier);
 }
 
 /**
@@ -125,7 +141,7 @@ export async function traceOutgoing<T>(
   tracerName: string, name: string, attributes: () => Attributes, headers: Record<string, string>,
   call: () => Promise<T>, statusOf?: (result: T) => number,
 ): Promise<T> {
-  if (!installed) return call();
+  if (!tracingEnabled()) return call();
   const span = trace.getTracer(tracerName).startSpan(name, { kind: SpanKind.CLIENT, attributes: attributes() });
   const ctx = trace.setSpan(context.active(), span);
   if (isSpanContextValid(span.spanContext())) propagation.inject(ctx, headers);
