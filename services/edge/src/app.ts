@@ -8,6 +8,7 @@ import {
 import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
+import { serveOpenApi } from './openapi-route';
 import { checkDeclaredBodySize, forwardTo, handOver, rewriteHeaders } from './proxy/forwarding';
 import { matchRoute, type Upstream } from './proxy/route-table';
 
@@ -79,6 +80,6 @@ export async function startEdge({ config, bus, logger, inProcess = {} }: EdgeDep
         next(err);
       }
     };
-    return { routes: [forward] };
+    return { routes: [serveOpenApi, forward] };
   });
 }
