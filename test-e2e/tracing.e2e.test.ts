@@ -1,3 +1,5 @@
+import { trace } from '@opentelemetry/api';
+import { createInferenceClient } from '@gw/inference-client';
 import { startTracing, type Tracing } from '@gw/platform';
 import { api, waitForBilledRequest } from './harness/api';
 import { E2E_MODEL } from './harness/catalog';
@@ -10,12 +12,12 @@ jest.setTimeout(60_000);
 const SERVER = 2;
 const CLIENT = 3;
 
-/** The spans of one trace, once the edge's, inference's, the provider call's and the simulator's have arrived. */
-async function traceOf(collector: OtlpCollector, traceId: string): Promise<CollectedSpan[]> {
+/** The spans of one trace, once those of every scope named (by default the edge's, inference's, the provider call's and the simulator's) have arrived. */
+async function traceOf(collector: OtlpCollector, traceId: string, scopes = ['edge', 'inference', 'gateway.providers', 'provider-simulator']): Promise<CollectedSpan[]> {
   const spans = () => collector.spans.filter((s) => s.traceId === traceId);
   const complete = () => {
-    const scopes = new Set(spans().map((s) => s.scope));
-    return ['edge', 'inference', 'gateway.providers', 'provider-simulator'].every((scope) => scopes.has(scope));
+    const seen = new Set(spans().map((s) => s.scope));
+    return scopes.every((scope) => seen.has(scope));
   };
   await waitFor(`the spans of trace ${traceId}`, async () => complete(), 30_000)
     .catch((err: Error) => { throw new Error(`${err.message}; received: ${JSON.stringify(collector.spans)}`); });
@@ -43,8 +45,9 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
   beforeAll(async () => {
     collector = await startOtlpCollector();
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
-    // The single-process mode has one tracer provider for the process, as `pnpm start` installs it.
-    if (mode === 'embedded') tracing = startTracing('gateway', { ...process.env, ...env }, otlpJsonExporter(collector.url));
+    // The single-process mode has one tracer provider for the process, as `pnpm start` installs it; with the
+    // services in their own processes, the test's is a gRPC caller's.
+    tracing = startTracing(mode === 'embedded' ? 'gateway' : 'e2e-caller', { ...process.env, ...env }, otlpJsonExporter(collector.url));
     stack = await startStack(mode, { env });
   }, 120_000);
 
@@ -102,5 +105,29 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(traceId).not.toBe('00000000000000000000000000000000');
     expect(one(await traceOf(collector, traceId), 'edge', SERVER).parentSpanId).toBe('');
+  });
+
+  test('a gRPC call to the inference API continues the caller\'s trace: its span is the parent of the RPC, the provider call follows, the billing record carries it', async () => {
+    const client = createInferenceClient(stack.internal.inferenceGrpc, { kind: 'api-key', apiKey: stack.key }, { deadlineMs: 30_000 });
+    try {
+      // The caller traces too: the client sends its span's traceparent.
+      const res = await trace.getTracer('test-caller').startActiveSpan('caller', async (span) => {
+        try {
+          return { ...(await client.createChatCompletion({ model: E2E_MODEL, messages: [{ role: 'user', content: 'trace me over gRPC' }] })), parent: span.spanContext() };
+        } finally {
+          span.end();
+        }
+      });
+      const spans = await traceOf(collector, res.parent.traceId, ['test-caller', 'gateway.grpc', 'gateway.providers', 'provider-simulator']);
+      const rpc = spans.find((s) => s.scope === 'gateway.grpc' && s.name.endsWith('/CreateChatCompletion'))!;
+      expect(rpc).toBeDefined();
+      expect(rpc.parentSpanId).toBe(res.parent.spanId);
+      expect(descendsFrom(spans, one(spans, 'gateway.providers', CLIENT), rpc)).toBe(true);
+      expect(one(spans, 'provider-simulator', SERVER).parentSpanId).toBe(one(spans, 'gateway.providers', CLIENT).spanId);
+      const record = await waitForBilledRequest(stack.baseURL, stack.key, res.requestId);
+      expect(record.trace_id).toBe(res.parent.traceId);
+    } finally {
+      client.close();
+    }
   });
 });

@@ -94,11 +94,19 @@ export function traceIdOfTraceparent(header: string | string[] | undefined): str
   return m[1];
 }
 
+/** The trace id of the current span (a server span of a request or RPC); null when tracing is off or none is current. */
+export function currentTraceId(): string | null {
+  if (!tracingEnabled()) return null;
+  const sc = trace.getActiveSpan()?.spanContext();
+  return sc && isSpanContextValid(sc) ? sc.traceId : null;
+}
+
 export interface ServerSpan {
   /** The trace id of the request: the span's, or the given `traceparent`'s, or a new one. */
   traceId: string;
   /** Runs `fn` with the span current; a plain call when tracing is off. */
   run<T>(fn: () => T): T;
+  /** Ends the span (once; later calls do nothing). */
   end(status?: number): void;
 }
 
@@ -113,10 +121,15 @@ export function startServerSpan(tracerName: string, name: string, carrier: Recor
   const parent = propagation.extract(context.active(), carrier);
   const span = trace.getTracer(tracerName).startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
   const ctx = trace.setSpan(parent, span);
+  let ended = false;
   return {
     traceId: span.spanContext().traceId,
     run: (fn) => context.with(ctx, fn),
-    end: (status) => endSpan(span, status),
+    end: (status) => {
+      if (ended) return;
+      ended = true;
+      endSpan(span, status);
+    },
   };
 }
 
