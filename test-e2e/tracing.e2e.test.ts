@@ -11,6 +11,7 @@ jest.setTimeout(60_000);
 
 const SERVER = 2;
 const CLIENT = 3;
+const CONSUMER = 5;
 
 /** The spans of one trace, once those of every scope named (by default the edge's, inference's, the provider call's and the simulator's) have arrived. */
 async function traceOf(collector: OtlpCollector, traceId: string, scopes = ['edge', 'inference', 'gateway.providers', 'provider-simulator']): Promise<CollectedSpan[]> {
@@ -129,5 +130,20 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
     } finally {
       client.close();
     }
+  });
+
+  test('an async chat job continues the trace of the request that queued it, whichever worker runs it', async () => {
+    const traceId = '5ce929d0e0e47364bf92f3577b34da6a';
+    const submitted = await api(stack.baseURL, 'POST', '/async/chat/completions', {
+      key: stack.key, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` }, body: { model: E2E_MODEL, messages: [{ role: 'user', content: 'trace me later' }] },
+    });
+    expect(submitted.status).toBe(200);
+    const spans = await traceOf(collector, traceId);
+    const submit = spans.find((s) => s.scope === 'inference' && s.kind === SERVER)!;
+    const run = one(spans, 'inference', CONSUMER);
+    expect(run.parentSpanId).toBe(submit.spanId);
+    expect(descendsFrom(spans, one(spans, 'gateway.providers', CLIENT), run)).toBe(true);
+    const record = await waitForBilledRequest(stack.baseURL, stack.key, submitted.body.request_id);
+    expect(record.trace_id).toBe(traceId);
   });
 });

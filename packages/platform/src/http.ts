@@ -49,6 +49,8 @@ export interface HttpAppOptions {
   name?: string;
 }
 
+const PROBE_PATHS = new Set(['/livez', '/readyz', '/metrics']);
+
 /**
  * The common express shell of every service: trace id, JSON body with a size limit, probes, metrics and
  * the one error handler that renders the spec's envelope. Routers are mounted between `app` creation and
@@ -63,7 +65,8 @@ export function createHttpApp(opts: HttpAppOptions) {
   app.use((req, res, next) => {
     const fromEdge = internal ? req.headers[H_TRACE_ID] : undefined;
     req.identity = null;
-    if (tracingEnabled()) {
+    // Probes are polled every few seconds by the orchestrator: no span for them.
+    if (tracingEnabled() && !PROBE_PATHS.has(req.path)) {
       const span = startServerSpan(opts.name ?? 'http', req.method, req.headers, { 'http.request.method': req.method, 'url.path': req.path });
       req.span = span;
       req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : span.traceId;

@@ -116,10 +116,10 @@ const noSpan = (traceId: string): ServerSpan => ({ traceId, run: (fn) => fn(), e
  * A server span for an incoming HTTP request or RPC, child of the `traceparent` in `carrier` when there is a
  * valid one. With tracing off it still honours that trace id, so logs and billing records join the caller's trace.
  */
-export function startServerSpan(tracerName: string, name: string, carrier: Record<string, unknown>, attributes: Attributes = {}): ServerSpan {
+export function startServerSpan(tracerName: string, name: string, carrier: Record<string, unknown>, attributes: Attributes = {}, kind = SpanKind.SERVER): ServerSpan {
   if (!tracingEnabled()) return noSpan(traceIdOfTraceparent(carrier.traceparent as string | undefined) ?? newTraceId());
   const parent = propagation.extract(context.active(), carrier);
-  const span = trace.getTracer(tracerName).startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+  const span = trace.getTracer(tracerName).startSpan(name, { kind, attributes }, parent);
   const ctx = trace.setSpan(parent, span);
   let ended = false;
   return {
@@ -139,6 +139,25 @@ function endSpan(span: Span, status?: number): void {
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end();
+}
+
+/** The current span's W3C `traceparent`, to continue its trace later (a queued job); undefined when tracing is off. */
+export function currentTraceparent(): string | undefined {
+  if (!tracingEnabled()) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent;
+}
+
+/** Runs `fn` in a consumer span continuing `traceparent` (work taken from a queue); a plain call when tracing is off. */
+export async function inConsumerSpan<T>(tracerName: string, name: string, traceparent: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!tracingEnabled()) return fn();
+  const span = startServerSpan(tracerName, name, traceparent ? { traceparent } : {}, {}, SpanKind.CONSUMER);
+  try {
+    return await span.run(fn);
+  } finally {
+    span.end();
+  }
 }
 
 /** Writes the current span's `traceparent` into `carrier` (outgoing headers or gRPC metadata); nothing when off. */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { traceOutgoing } from '@gw/platform';
+import { traceOutgoing, tracingEnabled } from '@gw/platform';
 import type { ChatTarget } from '@gw/provider-spec';
 import type { Deadline } from './deadline';
 import type { OriginPools } from './origin-pools';
@@ -38,7 +38,7 @@ export async function requestUpstream(pools: OriginPools, target: ChatTarget, ca
   // route() appends the base URL's own query, if any, after the endpoint.
   const path = call.query ? `${route.path}${route.path.includes('?') ? '&' : '?'}${call.query}` : route.path;
   // A client span per provider call (a copy of the headers takes its traceparent); a plain call when tracing is off.
-  const headers = { ...call.headers };
+  const headers = tracingEnabled() ? { ...call.headers } : call.headers;
   const res = await traceOutgoing('gateway.providers', `${call.method} ${call.endpoint}`,
     () => ({ 'http.request.method': call.method, 'server.address': new URL(target.baseUrl).host, 'url.path': call.endpoint }),
     headers,
