@@ -151,6 +151,17 @@ export const paths: Record<string, Record<string, unknown>> = {
       },
     }),
   },
+  '/v1/media/signed/{token}': {
+    get: op({
+      summary: 'Fetch stored media by a signed, short-lived link (the link is the credential; no key)', tags: ['media'], auth: 'none',
+      params: [pathParam('token')],
+      responses: {
+        200: { description: 'The media bytes', content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+        403: answer(ref('ErrorEnvelope'), 'A bad signature, or an expired link'),
+        404: answer(ref('ErrorEnvelope'), 'Not a link'),
+      },
+    }),
+  },
   '/v1/audio/transcriptions': {
     post: op({ summary: 'Transcribe audio', tags: ['audio'], body: { ...multipart('TranscriptionRequest'), ...json(ref('TranscriptionRequest')) }, responses: { 200: answer(ref('TranscriptionResult')) } }),
   },
