@@ -76,6 +76,7 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
     const simulator = one(spans, 'provider-simulator', SERVER);
     expect(edge.parentSpanId).toBe(clientSpanId);
     expect(inference.parentSpanId).toBe(edge.spanId);
+    expect(inference.name).toBe('POST /v1/chat/completions');
     expect(descendsFrom(spans, provider, inference)).toBe(true);
     expect(simulator.parentSpanId).toBe(provider.spanId);
     if (mode === 'processes') {

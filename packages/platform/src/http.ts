@@ -70,7 +70,8 @@ export function createHttpApp(opts: HttpAppOptions) {
       const span = startServerSpan(opts.name ?? 'http', req.method, req.headers, { 'http.request.method': req.method, 'url.path': req.path });
       req.span = span;
       req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : span.traceId;
-      res.once('close', () => span.end(res.statusCode));
+      // Named by the route that answered (`POST /v1/chat/completions`), known only at the end.
+      res.once('close', () => span.end(res.statusCode, req.route?.path ? `${req.method} ${String(req.route.path)}` : undefined));
       res.setHeader('x-trace-id', req.traceId);
       span.run(next);
       return;

@@ -106,8 +106,8 @@ export interface ServerSpan {
   traceId: string;
   /** Runs `fn` with the span current; a plain call when tracing is off. */
   run<T>(fn: () => T): T;
-  /** Ends the span (once; later calls do nothing). */
-  end(status?: number): void;
+  /** Ends the span (once; later calls do nothing), named `name` when given (e.g. the route once it is known). */
+  end(status?: number, name?: string): void;
 }
 
 const noSpan = (traceId: string): ServerSpan => ({ traceId, run: (fn) => fn(), end: () => undefined });
@@ -125,9 +125,10 @@ export function startServerSpan(tracerName: string, name: string, carrier: Recor
   return {
     traceId: span.spanContext().traceId,
     run: (fn) => context.with(ctx, fn),
-    end: (status) => {
+    end: (status, finalName) => {
       if (ended) return;
       ended = true;
+      if (finalName) span.updateName(finalName);
       endSpan(span, status);
     },
   };
