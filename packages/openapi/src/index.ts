@@ -22,6 +22,10 @@ export const openApiDocument = {
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'messages-style clients' },
     },
     schemas: { ...resourceSchemas, ...requestSchemas, ...accountSchemas },
+    headers: {
+      TraceId: { description: 'The trace id of the request (a W3C trace id; the caller\'s when it sent a valid `traceparent`)', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } },
+      RequestId: { description: 'The platform billing id of a call (`br-<UUIDv4>`), for the billing lookup; on calls that have one', required: false, schema: { type: 'string' } },
+    },
   },
 } as const;
 

@@ -40,6 +40,12 @@ const SECURITY = {
   'key-or-x-api-key': [{ bearer: [] }, { apiKey: [] }],
 };
 
+/** Every answer carries the trace id; a call billed or lookup-able also its request id. */
+const withHeaders = (responses: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, {
+  ...(r as object),
+  headers: { 'x-trace-id': { $ref: '#/components/headers/TraceId' }, 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+}]));
+
 export function op(spec: OperationSpec): Operation {
   return {
     summary: spec.summary,
@@ -48,7 +54,7 @@ export function op(spec: OperationSpec): Operation {
     security: SECURITY[spec.auth ?? 'key'],
     ...(spec.params ? { parameters: spec.params } : {}),
     ...(spec.body ? { requestBody: { required: true, content: spec.body } } : {}),
-    responses: { ...spec.responses, ...(spec.auth === 'none' ? {} : errorAnswers(spec.plainErrors ?? false)) },
+    responses: withHeaders({ ...spec.responses, ...(spec.auth === 'none' ? {} : errorAnswers(spec.plainErrors ?? false)) }),
   };
 }
 
