@@ -108,7 +108,7 @@ describe.each(modes)('chat through the edge, billed once (%s)', (mode) => {
     const base: UsageEvent = {
       request_id: record.request_id, account_id: stack.accountId, media_ids: [], key_hash: record.key_hash, model: E2E_MODEL,
       provider: 'simulator', deployment: 'e2e-simulator', api_type: 'chat', provider_response_id: completion.id,
-      served_model: completion.model, streamed: false, cancelled: false, finish_reason: 'stop', status: 'succeeded', hold_id: '', hold_micros: 0,
+      served_model: completion.model, streamed: false, cancelled: false, finish_reason: 'stop', status: 'succeeded', hold_id: '', hold_micros: 0, trace_id: '',
       usage: { prompt_tokens: completion.usage!.prompt_tokens, completion_tokens: completion.usage!.completion_tokens } as UsageEvent['usage'],
       latency_ms: 1, generation_time_ms: 1, created_at_ms: Date.now(), usage_estimated: false,
     };

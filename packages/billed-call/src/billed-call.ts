@@ -54,10 +54,13 @@ export interface BilledCallRecord<R extends RouteRef, A extends string, U> {
   cancelled: boolean;
   startedAt: number;
   firstByteAt: number;
+  /** The trace id of the request that made the call, carried into its billing record. */
+  traceId: string;
 }
 
 export interface JournalStart<A extends string> {
   requestId: string;
+  traceId: string;
   hold: CallHold;
   accountId: string;
   keyHash: string;
@@ -154,7 +157,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
   async stream<S, E>(spec: StreamCallSpec<R, A, Plan, S, E, U>): Promise<BilledStream<S, E, R>> {
     const { requestId, hold, log, startedAt } = await this.authorize(spec);
     const journal = this.ports.usage.openStream({
-      requestId, hold, accountId: spec.identity.accountId, keyHash: spec.identity.keyHash, model: spec.model, apiType: spec.apiType,
+      requestId, traceId: spec.traceId, hold, accountId: spec.identity.accountId, keyHash: spec.identity.keyHash, model: spec.model, apiType: spec.apiType,
       startedAt, promptChars: spec.promptChars,
     });
     const { result: stream, route } = await this.releasedOnFailure(spec, hold, () => this.ports.router.attempt(spec.plan, async (r) => {
@@ -200,7 +203,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
   private settle(spec: CallSpec<A, Plan>, requestId: string, hold: CallHold, route: R, outcome: CallOutcome<U>,
     timing: { streamed: boolean; cancelled: boolean; startedAt: number; firstByteAt: number }, log: Logger): void {
     if (!outcome.usage) log.error({ deployment: route.deployment.id, apiType: spec.apiType }, 'call ended without usage; recording zero usage');
-    this.ports.usage.record({ requestId, identity: spec.identity, hold, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
+    this.ports.usage.record({ requestId, traceId: spec.traceId, identity: spec.identity, hold, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
   }
 }
 

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import {
-  fromGrpcError, GatewayError, GRPC_BINDING_METHOD, grpcClientOptions, IDENTITY_HEADER, newTraceId, toGatewayError,
-  type Identity, type IdentitySigner,
+  currentTraceId, fromGrpcError, GatewayError, GRPC_BINDING_METHOD, grpcClientOptions, IDENTITY_HEADER, injectTraceContext, newTraceId, toGatewayError,
+  tracingEnabled, type Identity, type IdentitySigner,
 } from '@gw/platform';
 import {
   inferenceProto, type CreateChatCompletionResponse, type InferenceClient as GeneratedClient, type InferenceCost, type InferenceUsage,
@@ -87,8 +87,14 @@ export function createInferenceClient(address: string, credentials: InferenceCre
 
   const metadataFor = (methodPath: string, opts: InferenceCallOptions): grpc.Metadata => {
     const md = new grpc.Metadata();
-    const traceId = opts.traceId ?? newTraceId();
+    // The caller's trace continues in inference: its span's traceparent goes along, and its trace id by default.
+    const traceId = opts.traceId ?? currentTraceId() ?? newTraceId();
     md.set('x-trace-id', traceId);
+    if (tracingEnabled()) {
+      const carrier: Record<string, string> = {};
+      injectTraceContext(carrier);
+      for (const [name, value] of Object.entries(carrier)) md.set(name, value);
+    }
     if (credentials.kind === 'api-key') {
       md.set('authorization', `Bearer ${credentials.apiKey}`);
     } else {

@@ -1,4 +1,4 @@
-import { createLogger, installShutdown } from '@gw/platform';
+import { createLogger, installShutdown, startTracing } from '@gw/platform';
 import * as path from 'node:path';
 import { startLocalStack } from './local-stack';
 
@@ -12,8 +12,13 @@ async function main() {
   const root = path.resolve(__dirname, '../../..');
   const env: NodeJS.ProcessEnv = { SIMULATOR_API_KEY: 'local-simulator', ...process.env };
   const dataDir = path.resolve(env.DATA_DIR ?? path.join(root, 'data'));
+  // One tracer provider for every service of the process (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
+  const tracing = startTracing('gateway', env);
   const stack = await startLocalStack({ dataDir, env, logger, simulatorPort: Number(env.SIMULATOR_PORT ?? 4010) });
-  installShutdown(logger.child({ service: 'local-stack' }), [{ name: 'stack', run: () => stack.stop() }]);
+  installShutdown(logger.child({ service: 'local-stack' }), [
+    { name: 'stack', run: () => stack.stop() },
+    ...(tracing ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
+  ]);
   const base = `http://127.0.0.1:${stack.edge.httpPort}/v1`;
   const grpcPort = stack.services.find((s) => s.name === 'inference')?.grpcPort;
   process.stdout.write([

@@ -1,18 +1,23 @@
 import * as grpc from '@grpc/grpc-js';
 import { fromGrpcError, toGrpcError } from './errors';
 import type { Logger } from './logger';
+import { injectTraceContext, startServerSpan, tracingEnabled } from './tracing';
 
 /** Wraps an async unary handler: thrown typed errors become real gRPC statuses through the one mapper. */
 export function unaryHandler<Req, Res>(logger: Logger, fn: (req: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    fn(call.request, call).then(
-      (res) => callback(null, res),
+    const span = tracingEnabled() ? startServerSpan('gateway.grpc', call.getPath(), call.metadata.getMap(), { 'rpc.system': 'grpc', 'rpc.method': call.getPath() }) : null;
+    const run = () => fn(call.request, call).then(
+      (res) => { span?.end(); callback(null, res); },
       (err) => {
         const status = toGrpcError(err);
         if (status.code === grpc.status.INTERNAL) logger.error({ err }, 'grpc handler failed');
+        span?.end(status.code === grpc.status.INTERNAL || status.code === grpc.status.UNAVAILABLE ? 500 : undefined);
         callback(status as grpc.ServiceError);
       },
     );
+    if (span) span.run(run);
+    else run();
   };
 }
 
@@ -67,6 +72,11 @@ type UnaryMethod<Req, Res> = (req: Req, md: grpc.Metadata, opts: grpc.CallOption
 export function callUnary<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, req: Req, opts: CallOptions = {}): Promise<Res> {
   const md = new grpc.Metadata();
   if (opts.traceId) md.set('x-trace-id', opts.traceId);
+  if (tracingEnabled()) {
+    const carrier: Record<string, string> = {};
+    injectTraceContext(carrier);
+    for (const [name, value] of Object.entries(carrier)) md.set(name, value);
+  }
   const deadline = new Date(Date.now() + (opts.deadlineMs ?? INTERNAL_CALL_DEADLINE_MS));
   return new Promise<Res>((resolve, reject) => {
     method.call(client, req, md, { deadline }, (err, res) => {

@@ -9,6 +9,7 @@ import { H_TRACE_ID, type Identity } from './identity';
 import { IDENTITY_HEADER, type IdentityVerifier } from './identity-token';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import { startServerSpan, traceIdOfTraceparent, tracingEnabled, type ServerSpan } from './tracing';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -19,6 +20,8 @@ declare global {
       identity: Identity | null;
       /** The service's logger bound to this request's trace id (set before the body parser and the routes); routes add `requestId` once they know it. */
       log: Logger;
+      /** This request's server span when tracing is on. */
+      span?: ServerSpan;
     }
   }
 }
@@ -42,7 +45,11 @@ export interface HttpAppOptions {
   identity?: IdentityVerifier;
   /** One info line per request (`ACCESS_LOG`). */
   accessLog?: boolean;
+  /** Names the tracer of this app's server spans (the service's name). */
+  name?: string;
 }
+
+const PROBE_PATHS = new Set(['/livez', '/readyz', '/metrics']);
 
 /**
  * The common express shell of every service: trace id, JSON body with a size limit, probes, metrics and
@@ -57,8 +64,21 @@ export function createHttpApp(opts: HttpAppOptions) {
   app.set('query parser', 'simple');
   app.use((req, res, next) => {
     const fromEdge = internal ? req.headers[H_TRACE_ID] : undefined;
-    req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : newTraceId();
     req.identity = null;
+    // Probes are polled every few seconds by the orchestrator: no span for them.
+    if (tracingEnabled() && !PROBE_PATHS.has(req.path)) {
+      const span = startServerSpan(opts.name ?? 'http', req.method, req.headers, { 'http.request.method': req.method, 'url.path': req.path });
+      req.span = span;
+      req.traceId = typeof fromEdge === 'string' && fromEdge ? fromEdge : span.traceId;
+      // Named by the route that answered (`POST /v1/chat/completions`), known only at the end.
+      res.once('close', () => span.end(res.statusCode, req.route?.path ? `${req.method} ${String(req.route.path)}` : undefined));
+      res.setHeader('x-trace-id', req.traceId);
+      span.run(next);
+      return;
+    }
+    // The edge honours a client's W3C traceparent (its trace id becomes the request's); services believe the edge.
+    const given = internal ? fromEdge : traceIdOfTraceparent(req.headers.traceparent);
+    req.traceId = typeof given === 'string' && given ? given : newTraceId();
     res.setHeader('x-trace-id', req.traceId);
     next();
   });
@@ -73,7 +93,11 @@ export function createHttpApp(opts: HttpAppOptions) {
     req.log = opts.logger.child({ traceId: req.traceId });
     next();
   });
-  if (opts.bodyLimitBytes !== null) app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  if (opts.bodyLimitBytes !== null) {
+    app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+    // The body arrives on socket events: the routes run in the request's span again.
+    app.use((req, _res, next) => (req.span ? req.span.run(next) : next()));
+  }
   return app;
 }
 

@@ -16,3 +16,4 @@ export * from './money';
 export * from './shutdown';
 export * from './service';
 export * from './service-chassis';
+export * from './tracing';

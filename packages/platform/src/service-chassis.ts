@@ -143,7 +143,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
   try {
     const surfaces = await wire(scope);
     const app = createHttpApp({
-      logger, health, metrics, accessLog: spec.accessLog,
+      logger, health, metrics, accessLog: spec.accessLog, name: spec.name,
       exposure: spec.admin ? 'public' : 'internal',
       bodyLimitBytes: spec.bodyLimitBytes ?? null,
       identity: verifier ?? undefined,

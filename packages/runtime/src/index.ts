@@ -1,6 +1,6 @@
 import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
-import { createLogger, installShutdown, type EngineConfig, type Logger, type RunningService } from '@gw/platform';
+import { createLogger, installShutdown, startTracing, type EngineConfig, type Logger, type RunningService } from '@gw/platform';
 
 export interface Closeable {
   close(): Promise<void>;
@@ -41,11 +41,14 @@ export async function runService<E extends Closeable>(
 ): Promise<void> {
   const logger = createLogger(name, logLevel);
   try {
+    // Before anything serves, so every span has the exporter; off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    const tracing = startTracing(name);
     const engines = await open(logger);
     const service = await start(engines, logger);
     installShutdown(logger, [
       { name: 'service', run: () => service.stop() },
       { name: 'engines', run: () => engines.close() },
+      ...(tracing ? [{ name: 'tracing', run: () => tracing.shutdown() }] : []),
     ]);
     logger.info({ httpPort: service.httpPort, grpcPort: service.grpcPort }, `${name} started`);
   } catch (err) {

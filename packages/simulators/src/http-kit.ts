@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startServerSpan, tracingEnabled } from '@gw/platform';
 
 /**
  * What the provider simulators share: reading bodies, the latency knob, the `sim-fixture-*` / `sim-error-*`
@@ -88,6 +89,11 @@ export async function serve<T extends object = object>(
     // The count itself, for a test whose simulator runs in another process; not counted.
     if (req.method === 'GET' && requestPath(req) === REQUEST_COUNT_PATH) return sendJson(res, 200, { requests });
     requests++;
+    // A traced upstream: its span joins the caller's trace through the traceparent the gateway sends.
+    if (tracingEnabled()) {
+      const span = startServerSpan('provider-simulator', `${req.method} ${requestPath(req)}`, req.headers);
+      res.once('close', () => span.end(res.statusCode));
+    }
     if (!handle(req, res)) notFound(req, res);
   });
   server.keepAliveTimeout = 65_000;

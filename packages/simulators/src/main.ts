@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createLogger } from '@gw/platform';
+import { createLogger, startTracing } from '@gw/platform';
 import { startSimulators } from './simulators';
 
 // Every provider format on one port (OpenAI /v1/chat/completions, /v1/responses, /v1/models, /v1/files,
@@ -17,11 +17,12 @@ async function main(): Promise<void> {
   const port = parseNonNegativeInt(values.port, '--port');
   const latencyMs = parseNonNegativeInt(values['latency-ms'], '--latency-ms');
   const logger = createLogger('simulators');
+  const tracing = startTracing('provider-simulator');
   const sim = await startSimulators({ port, latencyMs, host: values.host });
   logger.info({ url: sim.url, latencyMs, formats: ['openai', 'anthropic', 'gemini', 'ark'] }, 'Provider simulators listening');
 
   const stop = () => {
-    sim.close().then(() => process.exit(0), () => process.exit(1));
+    sim.close().then(() => tracing?.shutdown()).then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -7,7 +7,7 @@ const KEY = 'aa'.repeat(32);
 describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage through the bus)', (engine) => {
   let engines: Engines;
   let service: RunningService;
-  const plain = usageEvent({ provider_response_id: 'chatcmpl-abc' });
+  const plain = usageEvent({ provider_response_id: 'chatcmpl-abc', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' });
   const image = usageEvent({ api_type: 'image', provider_response_id: 'req_img/upstream', media_ids: ['img_first', 'img_second'], usage: { generated_images: 2 } as never });
   const slashed = usageEvent({
     account_id: 'acct_ent', deployment: 'dep-fee', api_type: 'video', streamed: true, cancelled: true, finish_reason: '',
@@ -55,6 +55,7 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
       api_type: 'chat', status: 'succeeded', streamed: false, cancelled: false, usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
       usage_estimated: false,
       list_cost: '0.000200', charged_cost: '0.000200', price_factor: '1', latency_ms: 120, generation_time_ms: 100, finish_reason: 'stop', key_hash: KEY,
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
     });
   });
 
@@ -65,7 +66,7 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     expect(raw.body.data).toMatchObject({
       request_id: slashed.request_id, id: 'projects/p1/locations/us/operations/op-9', api_type: 'video', streamed: true, cancelled: true,
       usage: { input_tokens: 1000, output_tokens: 500, video_duration_seconds: 4.5 }, usage_estimated: true, list_cost: '0.012000', charged_cost: '0.009600',
-      price_factor: '0.8', finish_reason: null,
+      price_factor: '0.8', finish_reason: null, trace_id: null,
     });
     const encoded = await get(`/v1/billing/requests/${encodeURIComponent('projects/p1/locations/us/operations/op-9')}`, 'acct_ent');
     expect(encoded.body.data.request_id).toBe(slashed.request_id);

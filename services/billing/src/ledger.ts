@@ -43,6 +43,8 @@ export interface LedgerEntry extends Doc {
   hold_micros?: number;
   /** The gateway's ids of what the call produced (image record ids), each resolvable by the lookup. */
   media_ids?: string[];
+  /** The W3C trace id of the request that made the call (absent when it had none). */
+  trace_id?: string;
   posting_id: string;
   recorded_at_ms: number;
   applied_at_ms: number | null;
@@ -88,6 +90,7 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
     state: 'applying',
     ...(event.hold_id ? { hold_id: event.hold_id, hold_micros: event.hold_micros } : {}),
     ...(event.media_ids.length > 0 ? { media_ids: event.media_ids } : {}),
+    ...(event.trace_id ? { trace_id: event.trace_id } : {}),
     posting_id: postingId,
     recorded_at_ms: nowMs,
     applied_at_ms: null,

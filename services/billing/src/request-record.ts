@@ -21,6 +21,8 @@ export interface RequestRecord {
   generation_time_ms: number;
   finish_reason: string | null;
   key_hash: string;
+  /** The trace id of the call's request, to find its logs and trace; null when it had none. */
+  trace_id: string | null;
 }
 
 /** The factor is stored in parts per million; shown as a decimal with trailing zeros trimmed ("0.8", "1"). */
@@ -49,5 +51,6 @@ export function requestRecord(entry: LedgerEntry): RequestRecord {
     generation_time_ms: entry.generation_time_ms,
     finish_reason: entry.finish_reason || null,
     key_hash: entry.key_hash,
+    trace_id: entry.trace_id ?? null,
   };
 }

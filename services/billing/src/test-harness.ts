@@ -128,6 +128,7 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
     usage_estimated: false,
     hold_id: '',
     hold_micros: 0,
+    trace_id: '',
     ...overrides,
   };
 }

@@ -39,3 +39,11 @@ describe('the drift check fails on drift', () => {
     expect(schemaDrift(USAGE, drifted, { base: {} }).join('\n')).toMatch(/prompt_tokens: absent reads as 0; the proto field has presence/);
   });
 });
+
+describe('trace_id', () => {
+  test('a W3C trace id is kept for the billing record; anything else is dropped, never a refused charge', () => {
+    expect(usageEventSchema.parse({ ...base, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' }).trace_id).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(usageEventSchema.parse({ ...base, trace_id: 'not a trace id' }).trace_id).toBe('');
+    expect(usageEventSchema.parse(base).trace_id).toBe('');
+  });
+});

@@ -45,6 +45,8 @@ export const usageEventSchema = z.object({
   hold_id: text.pipe(z.string().regex(/^([A-Za-z0-9_-]{1,128})?$/, 'not a hold id')),
   hold_micros: int64OrZero.pipe(z.number().min(0)),
   media_ids: z.array(z.string().min(1).max(256)).max(100).nullish().transform((v) => v ?? []),
+  // Correlation only: a malformed trace id is dropped rather than the charge refused.
+  trace_id: text.transform((v) => (/^[0-9a-f]{32}$/.test(v) ? v : '')),
 });
 
 export type UsageEvent = z.infer<typeof usageEventSchema>;

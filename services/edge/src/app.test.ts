@@ -294,6 +294,17 @@ describe('edge in front of the real keys service (embedded engines)', () => {
     });
   });
 
+  it('serves its OpenAPI document at /v1/openapi.json without a key, itself (no service is asked)', async () => {
+    const res = await fetch(`${base}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths).toHaveProperty(['/v1/chat/completions']);
+    expect(inference.seen).toHaveLength(0);
+    expect((await fetch(`${base}/v1/openapi.json`, { method: 'POST' })).status).toBe(404);
+  });
+
   describe('refusals in the envelope', () => {
     it('an unknown path is a 404 and reaches no service', async () => {
       const res = await fetch(`${base}/v1/unknown`, { headers: { authorization: `Bearer ${ADMIN}` } });

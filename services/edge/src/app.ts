@@ -11,6 +11,7 @@ import type { Store } from '@gw/store';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
 import { openEdgeRateLimits } from './limits/edge-rate-limits';
+import { serveOpenApi } from './openapi-route';
 import { checkDeclaredBodySize, forwardTo, handOver, rewriteHeaders } from './proxy/forwarding';
 import { matchRoute, type Upstream } from './proxy/route-table';
 
@@ -116,6 +117,6 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       maxAge: 600,
       exposedHeaders: ['x-request-id', 'retry-after', ...RATE_LIMIT_HEADERS],
     }) as express.RequestHandler];
-    return { routes: [...corsPolicy, forward] };
+    return { routes: [serveOpenApi, ...corsPolicy, forward] };
   });
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { traceOutgoing, tracingEnabled } from '@gw/platform';
 import type { ChatTarget } from '@gw/provider-spec';
 import type { Deadline } from './deadline';
 import type { OriginPools } from './origin-pools';
@@ -36,15 +37,21 @@ export async function requestUpstream(pools: OriginPools, target: ChatTarget, ca
   const route = pools.route(target.baseUrl, call.endpoint);
   // route() appends the base URL's own query, if any, after the endpoint.
   const path = call.query ? `${route.path}${route.path.includes('?') ? '&' : '?'}${call.query}` : route.path;
-  const res = await route.pool.request({
-    method: call.method,
-    path,
-    headers: call.headers,
-    body: call.body,
-    signal: call.deadline.signal,
-    headersTimeout: target.timeoutMs,
-    bodyTimeout: target.timeoutMs,
-  });
+  // A client span per provider call (a copy of the headers takes its traceparent); a plain call when tracing is off.
+  const headers = tracingEnabled() ? { ...call.headers } : call.headers;
+  const res = await traceOutgoing('gateway.providers', `${call.method} ${call.endpoint}`,
+    () => ({ 'http.request.method': call.method, 'server.address': new URL(target.baseUrl).host, 'url.path': call.endpoint }),
+    headers,
+    () => route.pool.request({
+      method: call.method,
+      path,
+      headers,
+      body: call.body,
+      signal: call.deadline.signal,
+      headersTimeout: target.timeoutMs,
+      bodyTimeout: target.timeoutMs,
+    }),
+    (r) => r.statusCode);
   if (res.statusCode >= 200 && res.statusCode < 300) return res;
   const text = await readCappedText(res.body, MAX_ERROR_BODY_BYTES);
   throw call.mapError(res.statusCode, res.headers, text);

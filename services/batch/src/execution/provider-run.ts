@@ -181,5 +181,6 @@ function usageEvent(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, r:
     // Provider batch lines hold no spend beforehand (the upstream answers them later): nothing to settle.
     hold_id: '', hold_micros: 0,
     media_ids: [],
+    trace_id: batch.trace_id,
   };
 }

@@ -1,12 +1,14 @@
 import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { H_TRACE_ID, IDENTITY_HEADER, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type HttpHandler, type Logger } from '@gw/platform';
+import { H_TRACE_ID, IDENTITY_HEADER, injectTraceContext, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type HttpHandler, type Logger } from '@gw/platform';
 import { endCutResponses } from './cut-responses';
 
 /**
  * Removes every header a client must not be able to set (anything internal) and the caller's secret, then
  * attaches the signed identity token (bound to this request) and the trace id. Services believe only the token.
+ * The client's W3C trace context is replaced by the edge's span (when tracing is on), so the service's span is
+ * the edge's child.
  */
 export function rewriteHeaders(req: IncomingMessage, identityToken: string, traceId: string): void {
   for (const name of Object.keys(req.headers)) {
@@ -14,6 +16,9 @@ export function rewriteHeaders(req: IncomingMessage, identityToken: string, trac
   }
   delete req.headers.authorization;
   delete req.headers['x-api-key'];
+  delete req.headers.traceparent;
+  delete req.headers.tracestate;
+  injectTraceContext(req.headers);
   req.headers[H_TRACE_ID] = traceId;
   req.headers[IDENTITY_HEADER] = identityToken;
 }

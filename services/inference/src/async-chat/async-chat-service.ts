@@ -1,4 +1,4 @@
-import { InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
+import { currentTraceparent, InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
 import type { CatalogModel } from '@gw/catalog';
 import type { ChatCompletionRequest } from '@gw/provider-spec';
 import { isTerminal } from '@gw/jobs';
@@ -44,7 +44,7 @@ export class AsyncChatService {
       id: newId('chatjob_'),
       ownerId: identity.accountId,
       expiresAtMs: this.now() + this.deps.expiresAfterMs,
-      payload: { model: model.id, request_id: requestId, qos: 'completion', identity, trace_id: traceId, request_json: JSON.stringify(req) },
+      payload: { model: model.id, request_id: requestId, qos: 'completion', identity, trace_id: traceId, ...traceparentField(), request_json: JSON.stringify(req) },
     });
     this.deps.workers.wake();
     return toJobObject(job);
@@ -84,3 +84,8 @@ export class AsyncChatService {
 
 // Another account's job is indistinguishable from a missing one.
 const notFound = (jobId: string) => new NotFoundError(`Async chat job '${jobId}' not found`, 'job_id', 'job_not_found');
+
+const traceparentField = (): { traceparent?: string } => {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
+};

@@ -1,5 +1,5 @@
 import { interruptReason, type JobHandler } from '@gw/jobs';
-import { InputError, type Identity, type Logger } from '@gw/platform';
+import { inConsumerSpan, InputError, type Identity, type Logger } from '@gw/platform';
 import type { ChatCompletion } from '@gw/provider-spec';
 import type { ChatJobPayload, ChatJobResult } from './chat-job';
 
@@ -27,7 +27,8 @@ export function chatJobHandler(deps: ChatJobHandlerDeps): JobHandler<ChatJobPayl
   return async ({ job, workerId, signal }) => {
     const { payload } = job;
     const log = deps.logger.child({ jobId: job._id, requestId: payload.request_id, workerId, attempt: job.attempts });
-    const { completion } = await deps.chat.complete(parseBody(payload.request_json), payload.identity, payload.trace_id, { requestId: payload.request_id, signal });
+    const { completion } = await inConsumerSpan('inference', 'async chat job', payload.traceparent,
+      () => deps.chat.complete(parseBody(payload.request_json), payload.identity, payload.trace_id, { requestId: payload.request_id, signal }));
     await flushUntilDurable(deps, signal, log);
     return { completion_json: JSON.stringify(completion) };
   };

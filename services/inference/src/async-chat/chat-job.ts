@@ -18,6 +18,8 @@ export interface ChatJobPayload {
   /** The caller's key as the edge vouched for it at submit; the worker pre-authorizes and bills with it. */
   identity: Identity;
   trace_id: string;
+  /** The submitting request's span, which every run of the job continues (absent when tracing was off). */
+  traceparent?: string;
   /**
    * The validated chat body as JSON text: a body may carry keys the store refuses as field names
    * (`$schema`, `$ref` inside a JSON schema), so it is never stored as a nested document.

@@ -1,14 +1,18 @@
 import * as grpc from '@grpc/grpc-js';
-import { authenticatedUnaryHandler, newTraceId, toGrpcError, type GrpcCallAuthenticator, type Logger } from '@gw/platform';
+import { authenticatedUnaryHandler, currentTraceId, newTraceId, startServerSpan, toGrpcError, traceIdOfTraceparent, tracingEnabled, type GrpcCallAuthenticator, type Logger } from '@gw/platform';
 import type { InferenceHandlers, StreamChatCompletionResponse } from '@gw/proto';
 import type { GrpcChat, GrpcChatRequest, StreamSink } from './grpc-chat';
 
 type StreamCall = grpc.ServerWritableStream<GrpcChatRequest, StreamChatCompletionResponse>;
 
-/** A caller's trace id is kept when it has the platform's shape (it only labels logs); otherwise one is made. */
+/**
+ * A caller's trace id is kept when it has the platform's shape (it only labels logs), else its W3C traceparent's,
+ * else the call's span's (tracing on); otherwise one is made.
+ */
 function traceIdOf(metadata: grpc.Metadata): string {
   const given = metadata.get('x-trace-id')[0];
-  return typeof given === 'string' && /^[0-9a-f]{32}$/.test(given) ? given : newTraceId();
+  if (typeof given === 'string' && /^[0-9a-f]{32}$/.test(given)) return given;
+  return traceIdOfTraceparent(metadata.get('traceparent')[0] as string | undefined) ?? currentTraceId() ?? newTraceId();
 }
 
 /** gateway.inference.v1.Inference: every call authenticated (API key or service identity); typed errors keep their class. */
@@ -23,8 +27,10 @@ export function inferenceGrpcHandlers(chat: GrpcChat, auth: GrpcCallAuthenticato
       return chat.complete(req, caller, traceIdOf(call.metadata), abort.signal);
     }),
     StreamChatCompletion: (call: StreamCall) => {
+      const span = tracingEnabled() ? startServerSpan('gateway.grpc', call.getPath(), call.metadata.getMap(), { 'rpc.system': 'grpc' }) : null;
+      if (span) for (const done of ['finish', 'cancelled', 'error', 'close']) call.once(done, () => span.end());
       const sink = writableSink(call);
-      auth.authenticate(call)
+      const run = () => auth.authenticate(call)
         .then((caller) => chat.stream(call.request, caller, traceIdOf(call.metadata), sink))
         .then(
           () => { if (!sink.clientGone) call.end(); },
@@ -34,6 +40,8 @@ export function inferenceGrpcHandlers(chat: GrpcChat, auth: GrpcCallAuthenticato
             if (!sink.clientGone) call.emit('error', status);
           },
         );
+      if (span) span.run(run);
+      else run();
     },
   };
 }

@@ -29,7 +29,7 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
     return j;
   };
   const stream = (overrides: Partial<OpenCallStart> = {}): OpenCallStart => ({
-    requestId: newRequestId(), hold: { holdId: 'grant-journal', micros: 7, grant: true }, accountId: 'acct_j', keyHash: 'ab'.repeat(32), model: 'test/chat', apiType: 'chat', startedAt: clock,
+    requestId: newRequestId(), traceId: '4bf92f3577b34da6a3ce929d0e0e4736', hold: { holdId: 'grant-journal', micros: 7, grant: true }, accountId: 'acct_j', keyHash: 'ab'.repeat(32), model: 'test/chat', apiType: 'chat', startedAt: clock,
     promptChars: 40, ...overrides,
   });
   /** A stream whose request went to deployment `dep-1`. */
@@ -78,7 +78,7 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
     await eventually(() => published.length === 1);
     expect(published[0]).toMatchObject({
       request_id: call.requestId, account_id: 'acct_j', key_hash: 'ab'.repeat(32), model: 'test/chat', provider: 'sim', deployment: 'dep-1',
-      api_type: 'chat', provider_response_id: 'chatcmpl-1', served_model: 'sim-1', streamed: true, status: 'failed', usage_estimated: true,
+      api_type: 'chat', provider_response_id: 'chatcmpl-1', served_model: 'sim-1', streamed: true, status: 'failed', usage_estimated: true, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
       usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
     });
     expect(await entries()).toEqual([]);

@@ -35,10 +35,13 @@ export interface OpenCallDoc extends Doc {
   /** The spend grant the call runs under and its share (absent: its hold, if any, is its own). */
   hold_id?: string;
   hold_micros?: number;
+  /** The request's trace id, for the recovered usage event's billing record. */
+  trace_id?: string;
 }
 
 export interface OpenCallStart {
   requestId: string;
+  traceId: string;
   hold: CallHold;
   accountId: string;
   keyHash: string;
@@ -153,6 +156,7 @@ export class OpenCallJournal {
         served_model: '',
         checkpoint_at_ms: now,
         ...(start.hold.grant ? { hold_id: start.hold.holdId, hold_micros: start.hold.micros } : {}),
+        ...(start.traceId ? { trace_id: start.traceId } : {}),
       });
       this.live.add(start.requestId);
       return true;
@@ -308,5 +312,6 @@ export function estimatedUsageEvent(doc: OpenCallDoc): UsageEvent {
     usage_estimated: true,
     hold_id: doc.hold_id ?? '',
     hold_micros: doc.hold_micros ?? 0,
+    trace_id: doc.trace_id ?? '',
   };
 }

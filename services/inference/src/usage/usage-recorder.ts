@@ -23,6 +23,7 @@ export interface CallRecord {
   usage: Usage;
   startedAt: number;
   firstByteAt: number;
+  traceId: string;
 }
 
 /**
@@ -70,6 +71,7 @@ export class UsageRecorder {
       hold_id: call.hold.grant ? call.hold.holdId : '',
       hold_micros: call.hold.grant ? call.hold.micros : 0,
       media_ids: [],
+      trace_id: call.traceId,
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
     this.observe(call, now);

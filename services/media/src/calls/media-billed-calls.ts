@@ -55,6 +55,7 @@ export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: 
           finish_reason: call.finishReason, status: 'succeeded', usage: usage as UsageEvent['usage'],
           latency_ms: now - call.startedAt, generation_time_ms: now - call.firstByteAt, created_at_ms: call.startedAt, usage_estimated: false,
           hold_id: call.hold.grant ? call.hold.holdId : '', hold_micros: call.hold.grant ? call.hold.micros : 0, media_ids: mediaIds,
+          trace_id: call.traceId,
         };
         publisher.enqueue(TOPICS.usage, { key: call.identity.accountId, value: event });
       },

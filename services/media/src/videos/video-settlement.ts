@@ -60,6 +60,7 @@ export class VideoSettlement {
       hold_id: '',
       hold_micros: 0,
       media_ids: [video._id],
+      trace_id: video.trace_id,
     };
     await this.outbox.publish(TOPICS.usage, [{ key: video.account_id, value: event }]);
     await this.videos.updateOne({ _id: video._id, usage_pending: true }, { $set: { usage_pending: false } });

@@ -62,6 +62,11 @@ export interface UsageEvent {
    * them to this call, beside request_id and provider_response_id.
    */
   'media_ids'?: (string)[];
+  /**
+   * W3C trace id (32 lowercase hex) of the request that made the call: joins the billing record and the
+   * archive to the logs and the trace. Empty when the call had none.
+   */
+  'trace_id'?: (string);
 }
 
 /**
@@ -123,4 +128,9 @@ export interface UsageEvent__Output {
    * them to this call, beside request_id and provider_response_id.
    */
   'media_ids': (string)[];
+  /**
+   * W3C trace id (32 lowercase hex) of the request that made the call: joins the billing record and the
+   * archive to the logs and the trace. Empty when the call had none.
+   */
+  'trace_id': (string);
 }

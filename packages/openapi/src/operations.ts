@@ -1,0 +1,68 @@
+import { arr, cursorList, dataOf, int, obj, oneOf, ref, str, type Schema } from './schema-helpers';
+
+/** Builders for operations: bodies, answers, parameters and who may call. */
+export type Operation = Record<string, unknown>;
+
+export const json = (schema: Schema) => ({ 'application/json': { schema } });
+export const answer = (schema: Schema, description = 'OK') => ({ description, content: json(schema) });
+export const sse = (description: string) => ({ 'text/event-stream': { schema: { type: 'string', description } } });
+
+/** Errors every operation may answer: the spec's envelope (or plain JSON on the key endpoints). */
+const errorAnswers = (plain: boolean) => {
+  const body = plain ? ref('PlainError') : ref('ErrorEnvelope');
+  return {
+    '4XX': answer(body, 'Refused: bad input (naming the param), no or bad key, unknown id, spend or rate limit'),
+    '5XX': answer(body, 'Failed: upstream or gateway error'),
+  };
+};
+
+export const pathParam = (name: string, description?: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, ...(description ? { description } : {}) });
+export const queryParam = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
+export const cursorParams = [queryParam('after', str(), 'cursor: the last id of the previous page'), queryParam('limit', int(undefined, { minimum: 1, maximum: 100 }))];
+
+export interface OperationSpec {
+  summary: string;
+  tags: string[];
+  /** `key` (default): Bearer API key; `optional`: key accepted, not required; `none`: no key; `key-or-x-api-key`. */
+  auth?: 'key' | 'optional' | 'none' | 'key-or-x-api-key';
+  params?: unknown[];
+  body?: Record<string, unknown>;
+  responses: Record<string, unknown>;
+  /** The key endpoints answer errors as plain JSON instead of the envelope. */
+  plainErrors?: boolean;
+  description?: string;
+}
+
+const SECURITY = {
+  key: [{ bearer: [] }],
+  optional: [{}, { bearer: [] }],
+  none: [],
+  'key-or-x-api-key': [{ bearer: [] }, { apiKey: [] }],
+};
+
+/** Every answer carries the trace id; a call billed or lookup-able also its request id. */
+const withHeaders = (responses: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, {
+  ...(r as object),
+  headers: { 'x-trace-id': { $ref: '#/components/headers/TraceId' }, 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+}]));
+
+export function op(spec: OperationSpec): Operation {
+  return {
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: spec.tags,
+    security: SECURITY[spec.auth ?? 'key'],
+    ...(spec.params ? { parameters: spec.params } : {}),
+    ...(spec.body ? { requestBody: { required: true, content: spec.body } } : {}),
+    responses: withHeaders({ ...spec.responses, ...(spec.auth === 'none' ? {} : errorAnswers(spec.plainErrors ?? false)) }),
+  };
+}
+
+/** A 501 for the stored-state features of the responses API (the gateway is stateless). */
+export const unsupported = (summary: string, params: unknown[]) => op({
+  summary, tags: ['responses'], params,
+  responses: { 501: answer(ref('ErrorEnvelope'), 'Always: `unsupported_feature` (stored responses are not kept)') },
+});
+
+export const list = (item: string) => obj({ object: oneOf(['list']), data: arr(ref(item)) }, ['object', 'data']);
+export { cursorList, dataOf };
