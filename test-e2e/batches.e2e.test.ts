@@ -1,10 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { Webhook } from 'standardwebhooks';
-import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { usdToMicros } from '@gw/platform';
 import { REQUEST_COUNT_PATH } from '@gw/simulators';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest } from './harness/api';
@@ -14,6 +10,7 @@ import {
   E2E_NO_BATCH_MODEL, E2E_SLOW_MODEL,
 } from './harness/catalog';
 import { waitFor } from './harness/ports';
+import { useCallbackReceiver } from './harness/callback-receiver';
 import { useStack, type TestStack } from './harness/stack';
 
 jest.setTimeout(120_000);
@@ -280,23 +277,11 @@ describe('batches and files through the edge (embedded)', () => {
 });
 
 describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () => {
-  // A callback receiver on loopback over TLS: the webhooks process trusts its certificate and may call
-  // loopback (both test-only switches); the batch service's guard allows loopback too.
-  const caDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-batch-ca-'));
-  const caFile = path.join(caDir, 'receiver.pem');
-  let receiver: TlsReceiver;
-  beforeAll(async () => {
-    const pems = await selfSignedCert();
-    writeFileSync(caFile, pems.cert);
-    receiver = await startTlsReceiver(pems);
-  });
+  // A callback receiver on loopback over TLS (the batch service's guard allows loopback too).
+  const callbacks = useCallbackReceiver('batch');
   const stack = useStack('processes', {
-    env: { ...LIMITS, BATCH_LEASE_MS: '3000', BATCH_LINE_CONCURRENCY: '4', GATEWAY_ALLOW_LOOPBACK_CALLBACKS: 'true', WEBHOOKS_EXTRA_CA_FILE: caFile },
+    env: { ...LIMITS, BATCH_LEASE_MS: '3000', BATCH_LINE_CONCURRENCY: '4', ...callbacks.env },
     secondBatch: true,
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    rmSync(caDir, { recursive: true, force: true });
   });
 
   /** Provider calls the slow simulator (which only these batches use) has received. */
@@ -330,7 +315,7 @@ describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () 
     const [before, callsBefore] = [await spendableMicros(stack.baseURL, stack.key), await slowCalls()];
     const ids = Array.from({ length: 16 }, (_, i) => `kill-${i}`);
     const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id,
-      { callback_url: `${receiver.origin}/batch-hook` });
+      { callback_url: `${callbacks.receiver.origin}/batch-hook` });
     await waitFor('some lines answered', async () => ((await stack.openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= 4, 60_000);
     // Lines are in flight at inference now: their answers arrive after the batch processes are gone.
     await Promise.all([stack.processes!.kill('batch'), stack.processes!.kill('batch-2')]);
@@ -341,23 +326,23 @@ describe('batches on Kafka + MongoDB-wire, two batch processes (processes)', () 
 
     // One callback for the terminal state, with the Batch fields, though both batch processes died on the way.
     // The account has no signing secret: the callback is unsigned (no webhook-id header), so it is told by its body.
-    const callbacks = () => receiver.received.filter((r) => r.body.includes(created.id));
-    await waitFor('the batch callback', async () => callbacks().length > 0, 30_000);
-    expect(callbacks()).toHaveLength(1);
-    expect(JSON.parse(callbacks()[0].body)).toMatchObject({
+    const delivered = () => callbacks.receiver.received.filter((r) => r.body.includes(created.id));
+    await waitFor('the batch callback', async () => delivered().length > 0, 30_000);
+    expect(delivered()).toHaveLength(1);
+    expect(JSON.parse(delivered()[0].body)).toMatchObject({
       event: 'batch.completed', id: created.id, status: 'completed', execution: 'platform', execution_preference: 'auto', fallback_from_provider: true,
       request_counts: done.request_counts, output_file_id: done.output_file_id, usage_billing: done.usage_billing,
     });
   });
 
   it('the account\'s default webhook gets one signed callback; the webhooks service killed mid-batch and a receiver failing twice: exactly 3 attempts', async () => {
-    const put = await api(stack.baseURL, 'PUT', '/webhooks/settings', { key: stack.key, body: { url: `${receiver.origin}/default-hook`, rotate_secret: true } });
+    const put = await api(stack.baseURL, 'PUT', '/webhooks/settings', { key: stack.key, body: { url: `${callbacks.receiver.origin}/default-hook`, rotate_secret: true } });
     expect(put.status).toBe(200);
     const secret: string = put.body.data.secret;
     const ids = Array.from({ length: 8 }, (_, i) => `signed-${i}`);
     const created = await createBatch(stack.openai, (await upload(stack.openai, jsonl(ids.map((id) => line(id, id, E2E_SLOW_MODEL))))).id);
-    const attempts = () => receiver.received.filter((r) => r.path === '/default-hook' && r.body.includes(created.id));
-    receiver.answer((req, res) => { res.writeHead(req.path === '/default-hook' && attempts().length <= 2 ? 503 : 200).end(); });
+    const attempts = () => callbacks.receiver.received.filter((r) => r.path === '/default-hook' && r.body.includes(created.id));
+    callbacks.receiver.answer((req, res) => { res.writeHead(req.path === '/default-hook' && attempts().length <= 2 ? 503 : 200).end(); });
     await waitFor('some lines answered', async () => ((await stack.openai.batches.retrieve(created.id)).request_counts?.completed ?? 0) >= 2, 60_000);
     await stack.processes!.kill('webhooks');
     await stack.processes!.start('webhooks');

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { toFile } from 'openai';
 import type { Page } from 'playwright-core';
-import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { api, waitForBilledRequest } from './harness/api';
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium, type Browser } from './harness/browser';
 import { E2E_MODEL } from './harness/catalog';
 import { waitFor } from './harness/ports';
+import { useCallbackReceiver } from './harness/callback-receiver';
 import { useStack } from './harness/stack';
 
 jest.setTimeout(120_000);
@@ -25,16 +25,9 @@ const USAGE_URL = /\/v1\/usage\?/;
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
 describeInBrowser('web console in Chromium against the single-process stack', () => {
-  const caDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-console-ca-'));
-  const caFile = path.join(caDir, 'receiver.pem');
-  let receiver: TlsReceiver;
-  beforeAll(async () => {
-    const pems = await selfSignedCert();
-    writeFileSync(caFile, pems.cert);
-    receiver = await startTlsReceiver(pems);
-  });
+  const callbacks = useCallbackReceiver('console');
   const stack = useStack('embedded', {
-    env: { GATEWAY_ALLOW_LOOPBACK_CALLBACKS: 'true', WEBHOOKS_EXTRA_CA_FILE: caFile, WEBHOOKS_POLL_MS: '200', BATCH_PROGRESS_MS: '200', BATCH_POLL_MS: '200' },
+    env: { ...callbacks.env, WEBHOOKS_POLL_MS: '200', BATCH_PROGRESS_MS: '200', BATCH_POLL_MS: '200' },
   });
   let browser: Browser;
   let page: Page;
@@ -50,8 +43,6 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await receiver?.close();
-    rmSync(caDir, { recursive: true, force: true });
   });
 
   const edge = () => stack.baseURL.replace(/\/v1$/, '');
@@ -226,9 +217,9 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
 
   it('webhooks: sets the URL, shows a new signing secret once, sends a test event and lists its delivery', async () => {
     await openPage('Webhooks');
-    await page.getByLabel('Default webhook URL').fill(`${receiver.origin}/hooks`);
+    await page.getByLabel('Default webhook URL').fill(`${callbacks.receiver.origin}/hooks`);
     await page.getByRole('button', { name: 'Save URL' }).click();
-    await waitFor('the URL saved', async () => (await call('GET', '/webhooks/settings')).body.data.url === `${receiver.origin}/hooks`, 15_000);
+    await waitFor('the URL saved', async () => (await call('GET', '/webhooks/settings')).body.data.url === `${callbacks.receiver.origin}/hooks`, 15_000);
     await page.getByRole('button', { name: 'Create signing secret' }).click();
     const secret = (await page.getByRole('status', { name: 'Signing secret value' }).textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
@@ -243,7 +234,7 @@ describeInBrowser('web console in Chromium against the single-process stack', ()
     await page.getByRole('button', { name: 'Send test event' }).click();
     const queued = (await page.getByRole('status').filter({ hasText: 'Test event' }).textContent())!;
     const eventId = /evt_[0-9a-f]+/.exec(queued)![0];
-    await waitFor('the test event received', async () => receiver.received.some((r) => r.headers['webhook-id'] === eventId), 30_000);
+    await waitFor('the test event received', async () => callbacks.receiver.received.some((r) => r.headers['webhook-id'] === eventId), 30_000);
     const log = page.getByRole('table', { name: 'Deliveries' });
     await waitFor('the delivery logged as succeeded', async () => {
       await page.getByRole('button', { name: 'Refresh deliveries' }).click();

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { usdToMicros } from '@gw/platform';
-import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { api, expectEnvelope, spendableMicros, waitForBilledRequest, type ApiResponse } from './harness/api';
 import { waitFor } from './harness/ports';
+import { useCallbackReceiver } from './harness/callback-receiver';
 import { useStack } from './harness/stack';
 import { E2E_IMAGE_MODEL } from './harness/media-catalog';
 import { E2E_SORA_VIDEO_MODEL, E2E_VIDEO_MODEL, E2E_VIDEO_SLASH_MODEL } from './harness/video-catalog';
@@ -17,26 +14,13 @@ const OTHER = 'acct_e2e_video_other';
 const CRASH = 'acct_e2e_video_crash';
 
 describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
-  // The callback receiver's self-signed certificate is written before the stack starts; the webhooks process
-  // trusts it (test-only WEBHOOKS_EXTRA_CA_FILE) and media and webhooks may call loopback (test-only switch).
-  const caDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-videos-ca-'));
-  const caFile = path.join(caDir, 'receiver.pem');
-  let receiver: TlsReceiver;
-  beforeAll(async () => {
-    const pems = await selfSignedCert();
-    writeFileSync(caFile, pems.cert);
-    receiver = await startTlsReceiver(pems);
-  });
+  const callbacks = useCallbackReceiver('videos');
   const stack = useStack('processes', {
     accounts: [{ id: OTHER, credit_usd: '1' }, { id: CRASH, credit_usd: '5' }],
     env: {
-      GATEWAY_ALLOW_LOOPBACK_CALLBACKS: 'true', WEBHOOKS_EXTRA_CA_FILE: caFile, WEBHOOKS_LEASE_MS: '3000', WEBHOOKS_POLL_MS: '200',
+      ...callbacks.env, WEBHOOKS_LEASE_MS: '3000', WEBHOOKS_POLL_MS: '200',
       VIDEO_POLL_MIN_MS: '200', VIDEO_POLL_MAX_MS: '500', VIDEO_LEASE_MS: '3000', VIDEO_CLAIM_POLL_MS: '200',
     },
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    rmSync(caDir, { recursive: true, force: true });
   });
 
   const call = (method: string, p: string, body?: unknown, key = stack.key, headers: Record<string, string> = {}) => api(stack.baseURL, method, p, { key, body, headers });
@@ -54,13 +38,13 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     }, 60_000);
     return video;
   };
-  const deliveriesTo = (p: string) => receiver.received.filter((r) => r.path === p);
+  const deliveriesTo = (p: string) => callbacks.receiver.received.filter((r) => r.path === p);
   const bytes = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
 
   it('submit → poll → content as redirect, url and binary → exactly one callback; billed per second, found by every id', async () => {
     const made = await submit({
       model: E2E_VIDEO_MODEL, prompt: 'a lighthouse at dusk', duration: 5, resolution: '1080p', aspect_ratio: '16:9', return_last_frame: true,
-      generate_audio: true, callback_url: `${receiver.origin}/videos/one`, request_id: 'shop-order-17',
+      generate_audio: true, callback_url: `${callbacks.receiver.origin}/videos/one`, request_id: 'shop-order-17',
     });
     const id = made.body.id;
     const video = await finished(id);
@@ -118,11 +102,11 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
 
   it('a receiver failing twice gets the same callback three times, 1 s then 3 s apart, and nothing after its 2xx', async () => {
     let seen = 0;
-    receiver.answer((req, res) => {
+    callbacks.receiver.answer((req, res) => {
       if (req.path === '/videos/flaky') seen += 1;
       res.writeHead(req.path === '/videos/flaky' && seen <= 2 ? 503 : 200).end();
     });
-    const id = (await submit({ model: E2E_SORA_VIDEO_MODEL, prompt: 'sim-fail a forbidden scene', callback_url: `${receiver.origin}/videos/flaky` })).body.id;
+    const id = (await submit({ model: E2E_SORA_VIDEO_MODEL, prompt: 'sim-fail a forbidden scene', callback_url: `${callbacks.receiver.origin}/videos/flaky` })).body.id;
     const video = await finished(id);
     expect(video).toMatchObject({ status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected', message: expect.any(String) } });
     await waitFor('three attempts', async () => seen >= 3, 30_000);
@@ -133,7 +117,7 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     expect(attempts[1].atMs - attempts[0].atMs).toBeGreaterThanOrEqual(900);
     expect(attempts[2].atMs - attempts[1].atMs).toBeGreaterThanOrEqual(2_900);
     expect(JSON.parse(attempts[0].body)).toMatchObject({ id, status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected' }, payload: { status: 'failed' } });
-    receiver.answer((_req, res) => { res.writeHead(200).end(); });
+    callbacks.receiver.answer((_req, res) => { res.writeHead(200).end(); });
   });
 
   it('bad input is a 400 naming the param; content before completion is the spec error; another account sees 404', async () => {
@@ -162,7 +146,7 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     const image = await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'first frame' });
     expect(image.status).toBe(200);
     const body = {
-      model: E2E_VIDEO_MODEL, ratio: '1:1', duration: 3, camera_fixed: true, callback_url: `${receiver.origin}/videos/native`,
+      model: E2E_VIDEO_MODEL, ratio: '1:1', duration: 3, camera_fixed: true, callback_url: `${callbacks.receiver.origin}/videos/native`,
       content: [{ type: 'text', text: 'animate the frame' }, { type: 'image_url', image_url: { url: `asset://${image.body.data[0].id}` }, role: 'first_frame' }],
     };
     const native = { 'svc-native-params': 'true' };
@@ -180,7 +164,7 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     const before = await spendableMicros(stack.baseURL, key);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      ids.push((await submit({ model: E2E_VIDEO_MODEL, prompt: `sim-slow take ${i}`, duration: 4, callback_url: `${receiver.origin}/videos/crash-${i}` }, key)).body.id);
+      ids.push((await submit({ model: E2E_VIDEO_MODEL, prompt: `sim-slow take ${i}`, duration: 4, callback_url: `${callbacks.receiver.origin}/videos/crash-${i}` }, key)).body.id);
     }
     await waitFor('all in progress upstream', async () => {
       const videos = await Promise.all(ids.map(async (id) => (await call('GET', `/videos/${id}`, undefined, key)).body));

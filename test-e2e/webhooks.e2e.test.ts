@@ -1,33 +1,17 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { TOPICS, type CallbackRequested } from '@gw/proto';
-import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { api, expectEnvelope } from './harness/api';
 import { waitFor } from './harness/ports';
+import { useCallbackReceiver } from './harness/callback-receiver';
 import { useStack } from './harness/stack';
 
 jest.setTimeout(120_000);
 
 describe('webhooks through the edge (processes: Kafka + MongoDB-wire)', () => {
-  // The receiver's self-signed certificate is written here before the stack starts; the webhooks process
-  // trusts it (test-only WEBHOOKS_EXTRA_CA_FILE) and may call loopback (test-only switch).
-  const caDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-webhooks-ca-'));
-  const caFile = path.join(caDir, 'receiver.pem');
-  let receiver: TlsReceiver;
-  beforeAll(async () => {
-    const pems = await selfSignedCert();
-    writeFileSync(caFile, pems.cert);
-    receiver = await startTlsReceiver(pems);
-  });
+  const callbacks = useCallbackReceiver('webhooks');
   const stack = useStack('processes', {
-    env: { GATEWAY_ALLOW_LOOPBACK_CALLBACKS: 'true', WEBHOOKS_EXTRA_CA_FILE: caFile, WEBHOOKS_LEASE_MS: '3000', WEBHOOKS_POLL_MS: '200' },
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    rmSync(caDir, { recursive: true, force: true });
+    env: { ...callbacks.env, WEBHOOKS_LEASE_MS: '3000', WEBHOOKS_POLL_MS: '200' },
   });
 
   const call = (method: string, p: string, body?: unknown) => api(stack.baseURL, method, p, { key: stack.key, body });
@@ -41,20 +25,20 @@ describe('webhooks through the edge (processes: Kafka + MongoDB-wire)', () => {
     }
     expect((await api(stack.baseURL, 'GET', '/webhooks/settings')).status).toBe(401);
 
-    const put = await call('PUT', '/webhooks/settings', { url: `${receiver.origin}/hooks`, rotate_secret: true });
+    const put = await call('PUT', '/webhooks/settings', { url: `${callbacks.receiver.origin}/hooks`, rotate_secret: true });
     expect(put.status).toBe(200);
     secret = put.body.data.secret;
     expect(secret).toMatch(/^whsec_/);
     const read = await call('GET', '/webhooks/settings');
-    expect(read.body).toEqual({ data: { url: `${receiver.origin}/hooks`, has_secret: true, updated_at: put.body.data.updated_at } });
+    expect(read.body).toEqual({ data: { url: `${callbacks.receiver.origin}/hooks`, has_secret: true, updated_at: put.body.data.updated_at } });
   });
 
   it('the test event arrives signed, verifies in both schemes, and is in the delivery log', async () => {
     const sent = await call('POST', '/webhooks/test');
     expect(sent.status).toBe(202);
     const eventId = sent.body.data.event_id;
-    await waitFor('the test event', async () => receiver.received.some((r) => r.headers['webhook-id'] === eventId), 30_000);
-    const got = receiver.received.find((r) => r.headers['webhook-id'] === eventId)!;
+    await waitFor('the test event', async () => callbacks.receiver.received.some((r) => r.headers['webhook-id'] === eventId), 30_000);
+    const got = callbacks.receiver.received.find((r) => r.headers['webhook-id'] === eventId)!;
     expect(JSON.parse(got.body)).toMatchObject({ id: eventId, event: 'webhook.test' });
     expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ id: eventId });
     const ts = got.headers['svc-timestamp'];
@@ -68,7 +52,7 @@ describe('webhooks through the edge (processes: Kafka + MongoDB-wire)', () => {
   it('kill -9 of the webhooks service mid-retry: after restart the callback is delivered once, attempts counted across the crash', async () => {
     const eventId = `batch_${randomUUID()}:batch.completed`;
     let calls = 0;
-    receiver.answer((req, res) => {
+    callbacks.receiver.answer((req, res) => {
       if (req.headers['webhook-id'] === eventId) calls += 1;
       res.writeHead(req.headers['webhook-id'] === eventId && calls === 1 ? 503 : 200).end();
     });
