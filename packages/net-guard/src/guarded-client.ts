@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { rootCertificates } from 'node:tls';
-import { Agent, request } from 'undici';
+import { Readable } from 'node:stream';
+import { Agent, request, type Dispatcher } from 'undici';
 import { checkOutboundUrl, type CheckedTarget, type OutboundPolicy } from './check-url';
 
 /** A request that could not produce a final answer: the connection, the time limit or the redirects failed it. */
@@ -44,6 +45,14 @@ export interface FetchedBody {
   body: Buffer;
 }
 
+/** The final answer of an `open`: its status, where it came from, its type and its body as a size-checked stream. */
+export interface OpenedBody {
+  status: number;
+  url: string;
+  contentType: string | null;
+  body: Readable;
+}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const DEFAULT_MAX_REDIRECTS = 5;
 
@@ -66,25 +75,16 @@ export class GuardedHttpClient {
   /** Sends the request; refused URLs throw `OutboundUrlError`, failed ones `OutboundRequestError`. */
   async send(url: string, req: OutboundRequest): Promise<OutboundResponse> {
     const signal = req.signal ? AbortSignal.any([req.signal, AbortSignal.timeout(req.timeoutMs)]) : AbortSignal.timeout(req.timeoutMs);
-    let method = req.method;
-    let body = req.body;
-    let current = url;
-    for (let redirects = 0; ; redirects++) {
-      const target = await checkOutboundUrl(current, { ...this.opts, param: req.param });
-      const { status, location } = await this.hop(target, method, req.headers, body, signal);
-      if (!REDIRECTS.has(status) || location === null) return { status, url: target.url.href, redirects };
-      if (redirects >= this.maxRedirects) throw new OutboundRequestError(`more than ${this.maxRedirects} redirects`, 'too_many_redirects');
-      try {
-        current = new URL(location, target.url).href;
-      } catch {
-        throw new OutboundRequestError('redirect with an invalid Location', 'bad_redirect');
-      }
-      // As fetch does: 303 (and 301/302 after a POST) continue as a GET without the body.
-      if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
-        method = 'GET';
-        body = undefined;
-      }
+    const answer = await this.follow(url, { method: req.method, headers: req.headers, body: req.body, signal, param: req.param });
+    try {
+      // The answer's body is not used: read it away so the connection ends cleanly.
+      await answer.res.body.dump();
+    } catch (err) {
+      throw requestFailure(err, signal);
+    } finally {
+      await answer.close();
     }
+    return { status: answer.res.statusCode, url: answer.url.href, redirects: answer.redirects };
   }
 
   /**
@@ -93,64 +93,158 @@ export class GuardedHttpClient {
    */
   async fetch(url: string, req: { timeoutMs: number; param: string; maxBytes: number; signal?: AbortSignal; headers?: Record<string, string> }): Promise<FetchedBody> {
     const signal = req.signal ? AbortSignal.any([req.signal, AbortSignal.timeout(req.timeoutMs)]) : AbortSignal.timeout(req.timeoutMs);
-    let current = url;
-    for (let redirects = 0; ; redirects++) {
-      const target = await checkOutboundUrl(current, { ...this.opts, param: req.param });
-      const answer = await this.hop(target, 'GET', req.headers ?? {}, undefined, signal, req.maxBytes);
-      if (!REDIRECTS.has(answer.status) || answer.location === null) {
-        return { status: answer.status, url: target.url.href, contentType: answer.contentType, body: answer.body ?? Buffer.alloc(0) };
-      }
-      if (redirects >= this.maxRedirects) throw new OutboundRequestError(`more than ${this.maxRedirects} redirects`, 'too_many_redirects');
-      try {
-        current = new URL(answer.location, target.url).href;
-      } catch {
-        throw new OutboundRequestError('redirect with an invalid Location', 'bad_redirect');
-      }
+    const answer = await this.follow(url, { method: 'GET', headers: req.headers ?? {}, signal, param: req.param });
+    try {
+      const parts: Buffer[] = [];
+      for await (const part of cappedBody(answer.res, req.maxBytes)) parts.push(part);
+      return { status: answer.res.statusCode, url: answer.url.href, contentType: contentTypeOf(answer.res), body: Buffer.concat(parts) };
+    } catch (err) {
+      throw requestFailure(err, signal);
+    } finally {
+      await answer.close();
     }
   }
 
-  /** One request to a checked target; with `readLimit` the final answer's body is read (capped), else drained. */
-  private async hop(target: CheckedTarget, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, readLimit?: number) {
-    const dispatcher = new Agent({ connect: { lookup: pinnedLookup(target), ...(this.ca ? { ca: this.ca } : {}) } });
+  /**
+   * GETs a URL and hands back its body as a stream (a video, too large to buffer): every hop checked and pinned
+   * like `fetch`'s. `timeoutMs` bounds the wait for the final answer's headers (redirects included) and then
+   * each gap in the body; the stream errors with `OutboundRequestError` kind `too_large` once more than
+   * `maxBytes` have arrived (a larger declared length is refused before any is read).
+   */
+  async open(url: string, req: { timeoutMs: number; param: string; maxBytes: number; signal?: AbortSignal; headers?: Record<string, string> }): Promise<OpenedBody> {
+    // Only the wait for headers is timed as a whole: the body of a large file may take long, gap by gap.
+    const headersDue = new AbortController();
+    const timer = setTimeout(() => headersDue.abort(new Error('timed out')), req.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, headersDue.signal]) : headersDue.signal;
+    let answer: FinalAnswer;
     try {
-      const res = await request(target.url, {
-        method, body, signal, dispatcher,
-        headers: method === 'GET' ? withoutBodyHeaders(headers) : headers,
-      });
-      const location = res.headers.location;
-      const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
-      const redirect = REDIRECTS.has(res.statusCode) && typeof location === 'string';
-      if (readLimit === undefined || redirect) {
-        // The answer's body is not used: read it away so the connection ends cleanly.
-        await res.body.dump();
-        return { status: res.statusCode, location: typeof location === 'string' ? location : null, contentType, body: null };
+      answer = await this.follow(url, { method: 'GET', headers: req.headers ?? {}, signal, param: req.param, bodyTimeoutMs: req.timeoutMs });
+    } finally {
+      clearTimeout(timer);
+    }
+    let body: AsyncGenerator<Buffer>;
+    try {
+      body = cappedBody(answer.res, req.maxBytes);
+    } catch (err) {
+      await answer.close();
+      throw err;
+    }
+    async function* streamed(): AsyncGenerator<Buffer> {
+      try {
+        for await (const part of body) yield part;
+      } catch (err) {
+        throw requestFailure(err, signal);
+      }
+    }
+    const stream = Readable.from(streamed());
+    // Ended, failed or dropped by its reader (even unread): the connection goes with the stream.
+    stream.once('close', () => {
+      answer.res.body.destroy();
+      void answer.close();
+    });
+    return { status: answer.res.statusCode, url: answer.url.href, contentType: contentTypeOf(answer.res), body: stream };
+  }
+
+  /**
+   * Follows `url` to its final (non-redirect) answer. Each hop is checked with the address guard and then
+   * connected through a dispatcher pinned to the addresses just checked; the final answer comes back with its
+   * body unread and its dispatcher open (the caller closes it). Refusals throw `OutboundUrlError`.
+   */
+  private async follow(url: string, hop: Hop): Promise<FinalAnswer> {
+    let { method, body } = hop;
+    let current = url;
+    for (let redirects = 0; ; redirects++) {
+      const target = await checkOutboundUrl(current, { ...this.opts, param: hop.param });
+      const dispatcher = new Agent({ connect: { lookup: pinnedLookup(target), ...(this.ca ? { ca: this.ca } : {}) } });
+      const close = () => dispatcher.close().catch(() => undefined);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(target.url, {
+          method, body, signal: hop.signal, dispatcher,
+          headers: method === 'GET' ? withoutBodyHeaders(hop.headers) : hop.headers,
+          ...(hop.bodyTimeoutMs ? { headersTimeout: hop.bodyTimeoutMs, bodyTimeout: hop.bodyTimeoutMs } : {}),
+        });
+      } catch (err) {
+        await close();
+        throw requestFailure(err, hop.signal);
       }
       // Abandoning a body aborts it with an error of its own: nobody is left to hear it.
       res.body.on('error', () => undefined);
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > readLimit) {
-        res.body.destroy();
-        throw new OutboundRequestError(`the body is larger than ${readLimit} bytes`, 'too_large');
+      const location = res.headers.location;
+      if (!REDIRECTS.has(res.statusCode) || typeof location !== 'string') return { res, url: target.url, redirects, close };
+      try {
+        await res.body.dump();
+      } catch (err) {
+        throw requestFailure(err, hop.signal);
+      } finally {
+        await close();
       }
-      const parts: Buffer[] = [];
-      let size = 0;
-      for await (const part of res.body) {
-        size += (part as Buffer).length;
-        if (size > readLimit) {
-          res.body.destroy();
-          throw new OutboundRequestError(`the body is larger than ${readLimit} bytes`, 'too_large');
-        }
-        parts.push(part as Buffer);
+      if (redirects >= this.maxRedirects) throw new OutboundRequestError(`more than ${this.maxRedirects} redirects`, 'too_many_redirects');
+      try {
+        current = new URL(location, target.url).href;
+      } catch {
+        throw new OutboundRequestError('redirect with an invalid Location', 'bad_redirect');
       }
-      return { status: res.statusCode, location: null, contentType, body: Buffer.concat(parts) };
-    } catch (err) {
-      if (err instanceof OutboundRequestError) throw err;
-      if (signal.aborted) throw new OutboundRequestError('timed out', 'timeout');
-      throw new OutboundRequestError(`connection failed: ${(err as Error).message}`, 'connection');
-    } finally {
-      await dispatcher.close().catch(() => undefined);
+      // As fetch does: 303 (and 301/302 after a POST) continue as a GET without the body.
+      if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+      }
     }
   }
+}
+
+interface Hop {
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+  param: string;
+  /** Per-phase time limits (headers, then each gap in the body), for answers whose body is streamed. */
+  bodyTimeoutMs?: number;
+}
+
+interface FinalAnswer {
+  res: Dispatcher.ResponseData;
+  url: URL;
+  redirects: number;
+  /** Closes the hop's pinned dispatcher. */
+  close(): Promise<unknown>;
+}
+
+const tooLarge = (limit: number) => new OutboundRequestError(`the body is larger than ${limit} bytes`, 'too_large');
+
+/** The answer's body, refused (`too_large`) when its declared length or what has arrived passes `limit`. */
+function cappedBody(res: Dispatcher.ResponseData, limit: number): AsyncGenerator<Buffer> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    res.body.destroy();
+    throw tooLarge(limit);
+  }
+  return (async function* () {
+    let size = 0;
+    for await (const part of res.body) {
+      size += (part as Buffer).length;
+      if (size > limit) {
+        res.body.destroy();
+        throw tooLarge(limit);
+      }
+      yield part as Buffer;
+    }
+  })();
+}
+
+function contentTypeOf(res: Dispatcher.ResponseData): string | null {
+  const type = res.headers['content-type'];
+  return typeof type === 'string' ? type : null;
+}
+
+/** An undici failure as the client's own error: the time limit (the signal fired) or the connection. */
+function requestFailure(err: unknown, signal: AbortSignal): Error {
+  if (err instanceof OutboundRequestError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new OutboundRequestError('timed out', 'timeout');
+  return new OutboundRequestError(`connection failed: ${(err as Error).message}`, 'connection');
 }
 
 function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {

@@ -5,6 +5,6 @@ export {
 } from './check-url';
 export {
   GuardedHttpClient, OutboundRequestError,
-  type FetchedBody, type GuardedClientOptions, type OutboundRequest, type OutboundResponse,
+  type FetchedBody, type GuardedClientOptions, type OpenedBody, type OutboundRequest, type OutboundResponse,
 } from './guarded-client';
 export { outboundGuardEnv, outboundPolicyFromConfig } from './guard-config';

@@ -90,6 +90,26 @@ export interface VideoContent {
   contentType: string;
 }
 
+/** The error code of a finished video (or frame) at a URL the gateway refuses to fetch (an internal address, not https). */
+export const VIDEO_DOWNLOAD_REFUSED = 'video_download_refused';
+
+/** A body at a URL a provider's answer named, as the gateway opened it. */
+export interface OpenedForeignUrl {
+  status: number;
+  contentType: string | null;
+  /** Destroying it ends the connection (a reader that stops early). */
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown };
+}
+
+/**
+ * Opens a URL a provider's answer named off the provider's own origin (a signed storage link to a finished
+ * video). The gateway supplies it with its address guard: a URL it will not call throws a non-retryable
+ * error coded `video_download_refused`; a body past the gateway's size limit errors while streaming.
+ */
+export interface ForeignUrlOpener {
+  open(url: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<OpenedForeignUrl>;
+}
+
 export interface VideoSubmitOptions {
   /** Same key on every attempt of one submit; sent where the upstream deduplicates on a key. */
   idempotencyKey?: string;

@@ -1,9 +1,13 @@
+import { Readable } from 'node:stream';
 import { GatewayError, InputError } from '@gw/platform';
 import {
   isRetryableUpstreamError, isTerminalVideoStatus, type ChatTarget, type VideoGenerationRequest, type VideoProvider, type VideoTaskHandle, type VideoTaskState,
 } from '@gw/provider-spec';
 import { simulatedMp4, startSimulators, type RunningSimulator } from '../../simulators/src';
 import { createVideoProvider, videoCapabilities } from './create-video-provider';
+
+/** The gateway's opener for URLs off the provider's origin; the simulators only name their own origin, so none is expected. */
+const NO_FOREIGN_URLS = { foreignUrls: { open: async (url: string) => { throw new Error(`unexpected foreign URL ${url}`); } } };
 
 /**
  * Every video adapter against the simulator of its wire format: the same tasks, the same expectations. The
@@ -38,7 +42,7 @@ describe.each(FORMATS)('video tasks of $kind', (format) => {
 
   beforeAll(async () => {
     sim = await startSimulators();
-    provider = createVideoProvider(format.kind);
+    provider = createVideoProvider(format.kind, NO_FOREIGN_URLS);
     target = { baseUrl: `${sim.url}${format.base}`, apiKey: 'sk-sim', providerModel: format.providerModel, timeoutMs: 5_000 };
   });
   afterAll(async () => {
@@ -139,7 +143,7 @@ describe.each(FORMATS)('video tasks of $kind', (format) => {
 describe('Seedance last frame', () => {
   it('a task asked for its last frame reports the frame URL', async () => {
     const sim = await startSimulators();
-    const provider = createVideoProvider('ark');
+    const provider = createVideoProvider('ark', NO_FOREIGN_URLS);
     try {
       const target = { baseUrl: `${sim.url}/api/v3`, apiKey: 'sk-sim', providerModel: 'seedance-1-0-lite', timeoutMs: 5_000 };
       const handle = await provider.submit({ prompt: 'frame', return_last_frame: true }, target);
@@ -156,10 +160,35 @@ describe('Seedance last frame', () => {
   });
 });
 
+describe('Seedance video URLs off the provider origin', () => {
+  it('are opened through the gateway\'s opener (its address guard), never the provider\'s pools', async () => {
+    const opened: string[] = [];
+    const provider = createVideoProvider('ark', {
+      foreignUrls: {
+        open: async (url) => {
+          opened.push(url);
+          if (url.includes('internal')) throw new GatewayError('refused', 502, 'upstream_error', 'video_download_refused');
+          return { status: 200, contentType: 'video/mp4', body: Readable.from([Buffer.from('mp4 bytes')]) };
+        },
+      },
+    });
+    const target = { baseUrl: 'https://ark.example.test/api/v3', apiKey: 'sk', providerModel: 'seedance-1-0-lite', timeoutMs: 5_000 };
+    const state = (url: string) => ({ raw: { content: { video_url: url } } }) as unknown as VideoTaskState;
+    try {
+      const content = await provider.download({ id: 'cgt-1' }, state('https://storage.example.test/v.mp4?sig=1'), target);
+      expect((await bytesOf(content.body)).toString()).toBe('mp4 bytes');
+      expect(await thrown(() => provider.download({ id: 'cgt-2' }, state('http://internal.example.test/v.mp4'), target))).toMatchObject({ code: 'video_download_refused' });
+      expect(opened).toEqual(['https://storage.example.test/v.mp4?sig=1', 'http://internal.example.test/v.mp4']);
+    } finally {
+      await provider.close?.();
+    }
+  });
+});
+
 describe('Seedance image inputs', () => {
   it('the provider refuses an image URL it cannot fetch (an unresolved asset:// reference), naming content', async () => {
     const sim = await startSimulators();
-    const provider = createVideoProvider('ark');
+    const provider = createVideoProvider('ark', NO_FOREIGN_URLS);
     try {
       const target = { baseUrl: `${sim.url}/api/v3`, apiKey: 'sk-sim', providerModel: 'seedance-1-0-lite', timeoutMs: 5_000 };
       const body = (url: string) => ({ content: [{ type: 'text', text: 'animate' }, { type: 'image_url', image_url: { url } }] });
@@ -174,7 +203,7 @@ describe('Seedance image inputs', () => {
 
 describe('createVideoProvider', () => {
   it('errors on a kind without a video adapter', () => {
-    expect(() => createVideoProvider('anthropic')).toThrow('no video adapter');
+    expect(() => createVideoProvider('anthropic', NO_FOREIGN_URLS)).toThrow('no video adapter');
     expect(() => videoCapabilities('nope')).toThrow('no video adapter');
   });
 });

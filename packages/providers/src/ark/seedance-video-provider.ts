@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type {
-  ChatTarget, VideoContent, VideoGenerationRequest, VideoProvider, VideoSubmitOptions, VideoTaskHandle, VideoTaskState,
+  ChatTarget, ForeignUrlOpener, VideoContent, VideoGenerationRequest, VideoProvider, VideoSubmitOptions, VideoTaskHandle, VideoTaskState,
 } from '@gw/provider-spec';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
@@ -26,7 +26,8 @@ export class SeedanceVideoProvider implements VideoProvider {
   readonly kind = 'ark';
   readonly capabilities = SEEDANCE_CAPABILITIES;
 
-  constructor(private readonly pools: OriginPools = new OriginPools()) {}
+  /** `foreignUrls` opens the video and frame URLs off the provider's origin (storage links): the gateway's address guard. */
+  constructor(private readonly foreignUrls: ForeignUrlOpener, private readonly pools: OriginPools = new OriginPools()) {}
 
   checkRequest(req: VideoGenerationRequest): void {
     convertToSeedanceTask(req, 'check');
@@ -51,12 +52,12 @@ export class SeedanceVideoProvider implements VideoProvider {
   download(_handle: VideoTaskHandle, state: VideoTaskState, target: ChatTarget, signal?: AbortSignal): Promise<VideoContent> {
     const url = (state.raw.content as { video_url?: unknown } | undefined)?.video_url;
     if (typeof url !== 'string') throw malformedUpstreamError('task without a video URL');
-    return downloadVideoFrom(this.pools, target, url, TASK_ERRORS, signal);
+    return downloadVideoFrom(this.pools, this.foreignUrls, target, url, TASK_ERRORS, signal);
   }
 
   downloadLastFrame(state: VideoTaskState, target: ChatTarget, signal?: AbortSignal): Promise<VideoContent> {
     if (!state.lastFrameUrl) throw malformedUpstreamError('task without a last frame URL');
-    return downloadVideoFrom(this.pools, target, state.lastFrameUrl, TASK_ERRORS, signal);
+    return downloadVideoFrom(this.pools, this.foreignUrls, target, state.lastFrameUrl, TASK_ERRORS, signal);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { NotFoundError } from '@gw/platform';
 import { markRetryable } from '@gw/provider-spec';
-import type { ChatTarget, VideoContent } from '@gw/provider-spec';
+import type { ChatTarget, ForeignUrlOpener, VideoContent } from '@gw/provider-spec';
 import { malformedUpstreamError, type TaggedError } from './upstream-errors';
 import type { OriginPools } from './origin-pools';
 import { openUpstreamStream } from './upstream-call';
@@ -19,11 +19,13 @@ export function videoTaskCallErrors(mapError: (status: number, headers: Incoming
 }
 
 /**
- * Streams a finished video (or its last frame) from a URL the provider gave. Only a URL on the provider's own origin or an
- * `https:` URL is fetched: a provider answer cannot point the gateway at a plain-HTTP internal address.
+ * Streams a finished video (or its last frame) from a URL the provider gave. A URL on the provider's own
+ * configured origin (operator-trusted) is read through the provider's pools; any other goes through
+ * `foreignUrls`, the gateway's address guard: a provider answer cannot point the gateway at an internal address.
  */
 export async function downloadVideoFrom(
   pools: OriginPools,
+  foreignUrls: ForeignUrlOpener,
   target: ChatTarget,
   url: string,
   mapError: (status: number, headers: IncomingHttpHeaders, bodyText: string) => TaggedError,
@@ -35,7 +37,11 @@ export async function downloadVideoFrom(
   } catch {
     throw malformedUpstreamError('video URL');
   }
-  if (parsed.protocol !== 'https:' && parsed.origin !== new URL(target.baseUrl).origin) throw malformedUpstreamError('video URL');
+  if (parsed.origin !== new URL(target.baseUrl).origin) {
+    const opened = await foreignUrls.open(parsed.href, { timeoutMs: target.timeoutMs, signal });
+    if (opened.status < 200 || opened.status >= 300) throw mapError(opened.status, {}, await readCappedText(opened.body, 64 * 1024));
+    return { body: opened.body, contentType: opened.contentType ?? 'video/mp4' };
+  }
   const { res, deadline } = await openUpstreamStream(target, signal, async (d) => {
     const answer = await pools.forOrigin(parsed.origin).request({
       method: 'GET', path: parsed.pathname + parsed.search, signal: d.signal, headersTimeout: target.timeoutMs, bodyTimeout: target.timeoutMs,

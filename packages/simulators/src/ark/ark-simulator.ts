@@ -3,7 +3,7 @@ import {
   answerModelKnob, latencyOf, readBody, sendJson, serve, simulatorHandler, type ListenOptions, type RunningSimulator, type SimulatorHandler, type SimulatorHandlerOptions,
 } from '../http-kit';
 import { createSeedreamRoutes, isSeedreamPath } from './seedream-route';
-import { decodeTaskId, SIMULATED_FRAME_PNG, simulatedMp4, SimVideoTasks, type SimVideoTask } from '../video/video-tasks';
+import { decodeTaskId, knobOf, SIMULATED_FRAME_PNG, simulatedMp4, SimVideoTasks, type SimVideoTask } from '../video/video-tasks';
 
 /**
  * The Ark API (BytePlus ModelArk / Volcengine Ark, base URL `url/api/v3`): Seedream image generation (see
@@ -12,7 +12,8 @@ import { decodeTaskId, SIMULATED_FRAME_PNG, simulatedMp4, SimVideoTasks, type Si
  * `generate_audio`) answers `{id}`; `GET .../tasks/{id}` the task; `GET .../tasks` the list. A succeeded task's
  * `content.video_url` (and `last_frame_url` when asked) are served, without a key, under `/sim-assets/`, as the
  * provider's presigned URLs are. Task behaviour and knobs: video-tasks.ts; model `sim-error-<status>` answers
- * the submit with that status.
+ * the submit with that status; the prompt knob `sim-internal-video-url` names a video URL on another origin at an
+ * internal address (`https://10.0.0.1/...`), as a hostile or misconfigured provider might.
  */
 const TASKS_PATH = /^\/api\/v3\/contents\/generations\/tasks(?:\/([^/]+))?$/;
 const ASSET_PATH = /^\/sim-assets\/(videos|frames)\/([^/]+)\.(mp4|png)$/;
@@ -36,13 +37,17 @@ function simulatedError(status: number) {
   return errorBody('InvalidParameter', `Simulated error ${status}.`);
 }
 
+/** Where a succeeded task's video is said to be: this simulator, or an internal address elsewhere (the knob). */
+const INTERNAL_ORIGIN = 'https://10.0.0.1';
+
 function taskObject(task: SimVideoTask, origin: string) {
   const succeeded = task.status === 'succeeded';
+  const videoOrigin = knobOf(task.prompt) === 'sim-internal-video-url' ? INTERNAL_ORIGIN : origin;
   return {
     id: task.id, model: task.model, status: task.status, error: task.error,
     content: succeeded
       ? {
-        video_url: `${origin}/sim-assets/videos/${encodeURIComponent(task.id)}.mp4`,
+        video_url: `${videoOrigin}/sim-assets/videos/${encodeURIComponent(task.id)}.mp4`,
         ...(task.params.return_last_frame === true ? { last_frame_url: `${origin}/sim-assets/frames/${encodeURIComponent(task.id)}.png` } : {}),
       }
       : undefined,

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
 import { JobStore, type JobHandler } from '@gw/jobs';
 import { GatewayError, toGatewayError, type Logger } from '@gw/platform';
-import { isRetryableUpstreamError, type VideoTaskError, type VideoTaskState } from '@gw/provider-spec';
+import { isRetryableUpstreamError, VIDEO_DOWNLOAD_REFUSED, type VideoTaskError, type VideoTaskState } from '@gw/provider-spec';
 import type { Collection, Store } from '@gw/store';
 import type { VideoHolds } from './video-holds';
 import type { VideoModels, VideoRoute } from './video-routes';
@@ -134,9 +134,12 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
       }
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      // A provider failure that will not pass, or a video too large to keep, fails it; anything else is retried.
+      // A provider failure that will not pass, a URL the gateway refuses, or a video too large to keep, fails it
+      // (with no copy kept: a refused last frame drops the video already stored); anything else is retried.
       if (!(err instanceof GatewayError) || isRetryableUpstreamError(err)) throw err;
-      return fail(video, { code: 'video_download_failed', message: `The finished video could not be copied: ${err.message}` });
+      await deps.blobs.delete(key);
+      const code = err.code === VIDEO_DOWNLOAD_REFUSED ? VIDEO_DOWNLOAD_REFUSED : 'video_download_failed';
+      return fail(video, { code, message: `The finished video could not be copied: ${err.message}` });
     }
     return write(video, {
       ...seen, ...lastFrame, status: 'completed', blob_key: key, bytes, duration_s: state.durationSeconds, last_frame_url: state.lastFrameUrl,

@@ -1,7 +1,7 @@
 import type { Catalog, CatalogModel, Deployment } from '@gw/catalog';
 import { InputError, NotFoundError } from '@gw/platform';
 import type { ChatTarget, VideoProvider } from '@gw/provider-spec';
-import { createVideoProvider } from '@gw/providers';
+import { createVideoProvider, type VideoProviderDeps } from '@gw/providers';
 
 /** One deployment of a video model, ready to call. */
 export interface VideoRoute {
@@ -21,7 +21,7 @@ export class VideoModels {
   private readonly routes = new Map<string, VideoRoute[]>();
   private readonly models = new Map<string, CatalogModel>();
 
-  constructor(catalog: Catalog, env: NodeJS.ProcessEnv) {
+  constructor(catalog: Catalog, env: NodeJS.ProcessEnv, private readonly deps: VideoProviderDeps) {
     for (const model of catalog.models.filter((m) => m.media === 'video')) {
       this.models.set(model.id, model);
       this.routes.set(model.id, model.deployments.map((d) => {
@@ -58,7 +58,7 @@ export class VideoModels {
   private providerFor(kind: string): VideoProvider {
     let provider = this.providers.get(kind);
     if (!provider) {
-      provider = createVideoProvider(kind);
+      provider = createVideoProvider(kind, this.deps);
       this.providers.set(kind, provider);
     }
     return provider;

@@ -1,6 +1,7 @@
 import { JobWorkerPool } from '@gw/jobs';
 import type { Router } from 'express';
 import type { MediaContext } from '../media-context';
+import { guardedVideoUrls } from './guarded-video-urls';
 import { VideoHolds } from './video-holds';
 import { videoJobHandler, videoJobStore, type VideoJobPayload, type VideoJobResult } from './video-poller';
 import { ensureVideoIndexes, videosCollection } from './video-records';
@@ -19,7 +20,7 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv, ass
   await ensureVideoIndexes(videos);
   const jobs = videoJobStore(store);
   await jobs.ensureIndexes();
-  const models = scope.client('video-providers', new VideoModels(ctx.catalog, env));
+  const models = scope.client('video-providers', new VideoModels(ctx.catalog, env, { foreignUrls: guardedVideoUrls(ctx.guardedClient, config.VIDEO_MAX_BYTES) }));
   const settlement = new VideoSettlement(videos, ctx.outbox, ctx.signedUrls, scope.logger);
   const holds = new VideoHolds(ctx.billing, scope.logger);
 

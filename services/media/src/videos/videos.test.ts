@@ -1,7 +1,7 @@
 import type { RunningService } from '@gw/platform';
 import { Readable } from 'node:stream';
 import type { ImageRecord } from '../images/image-records';
-import type { VideoDoc } from './video-records';
+import { videoBlobKey, type VideoDoc } from './video-records';
 import { simulatedMp4 } from '../../../../packages/simulators/src';
 import { callMedia, identityOf, openVideoTestBed, SEEDANCE_MODEL, SORA_MODEL, CHAT_MODEL, waitFor, type VideoTestBed } from './video-test-support';
 
@@ -205,6 +205,19 @@ describe('videos in the media service', () => {
     const failed = await poll(id);
     expect(failed.error).toEqual({ code: 'video_task_timeout', message: expect.stringContaining('did not finish the video within 1 s (last status: in_progress)') });
     await waitFor('failure callback', () => bed.callbacks.find((c) => c.event_id === `${id}:failed`));
+  });
+
+  it('a video URL the provider puts at an internal address on another origin is refused: the video fails, nothing stored or billed', async () => {
+    const heldMicros = async () => (await bed.store.collection<{ _id: string; held_micros: number }>('accounts').findOne({ _id: 'acct_alice' }))?.held_micros;
+    const id = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'sim-internal-video-url please', callback_url: 'https://127.0.0.1:9/h' })).body.id;
+    const failed = await poll(id);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'video_download_refused', message: expect.stringContaining('private address') } });
+    expect(failed.url).toBeUndefined();
+    expect(await bed.blobs.stat(videoBlobKey('acct_alice', id))).toBeNull();
+    expect((await bed.store.collection<VideoDoc>('videos').findOne({ _id: id }))?.blob_key ?? null).toBeNull();
+    await waitFor('failure callback', () => bed.callbacks.find((c) => c.event_id === `${id}:failed`));
+    await waitFor('hold released', async () => (await heldMicros()) === 0);
+    expect(bed.usage.filter((u) => u.media_ids.includes(id))).toHaveLength(0);
   });
 
   it('a blob store failure while copying the video is retried, not the end of the video', async () => {
