@@ -99,4 +99,33 @@ describe('BatchingPublisher', () => {
     expect(sent.flat().map((m) => m.value)).toEqual([1, 2, 3]);
     expect(publisher.size).toBe(0);
   });
+
+  it('cuts publishes by bytes where a budget is set; flushes asked for behind a slow outbox send everything once', async () => {
+    const sent: OutgoingMessage[][] = [];
+    let release: () => void = () => undefined;
+    let gate = new Promise<void>((r) => { release = r; });
+    const publisher = new BatchingPublisher({
+      outbox: {
+        publish: async (_topic, messages) => {
+          await gate;
+          sent.push(messages as OutgoingMessage[]);
+        },
+      },
+      logger: h.logger,
+      lingerMs: 60_000,
+      maxBatch: 1_000,
+      maxBatchBytes: 100,
+      sizeOf: (m) => (m.value as { bytes: number }).bytes,
+    });
+    // 30 events of 10 bytes while the outbox is stuck: every 10th fills a publish (100 bytes) and asks for a flush.
+    for (let n = 0; n < 30; n++) publisher.enqueue('t', { key: 'k', value: { n, bytes: 10 } });
+    // One large event still travels, alone.
+    publisher.enqueue('t', { key: 'k', value: { n: 30, bytes: 500 } });
+    release();
+    await publisher.flush();
+    gate = Promise.resolve();
+    expect(sent.map((batch) => batch.length)).toEqual([10, 10, 10, 1]);
+    expect(sent.flat().map((m) => (m.value as { n: number }).n)).toEqual(Array.from({ length: 31 }, (_, n) => n));
+    await publisher.close();
+  });
 });

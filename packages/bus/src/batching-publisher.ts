@@ -10,6 +10,12 @@ export interface BatchingPublisherOptions {
   lingerMs?: number;
   /** A topic's batch leaves at once when it reaches this size. */
   maxBatch?: number;
+  /**
+   * With `sizeOf`: one publish carries at most this many bytes (as `sizeOf` counts them), so large events
+   * stay under a broker's message budget while small ones still travel many to a publish.
+   */
+  maxBatchBytes?: number;
+  sizeOf?: (message: OutgoingMessage) => number;
 }
 
 /** A publisher narrowed to a topic map (see TypedBus): each topic takes only its message type. Any BatchingPublisher is one. */
@@ -25,9 +31,13 @@ export interface TypedPublisher<M extends object> {
  */
 export class BatchingPublisher {
   private buffers = new Map<string, OutgoingMessage[]>();
+  /** Bytes buffered per topic since the last send (with a byte budget): when to flush early. */
+  private bufferedBytes = new Map<string, number>();
   private buffered = 0;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** The flush queued behind the one running, if any. */
+  private waiting: Promise<void> | null = null;
   private closed = false;
   private readonly backoff = new Backoff(100, 5_000);
   private readonly lingerMs: number;
@@ -47,7 +57,7 @@ export class BatchingPublisher {
     if (!buffer) this.buffers.set(topic, (buffer = []));
     buffer.push(message);
     this.buffered++;
-    if (buffer.length >= this.maxBatch) void this.flush().catch(() => undefined);
+    if (buffer.length >= this.maxBatch || this.fillsBudget(topic, message)) void this.flush().catch(() => undefined);
     else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.lingerMs);
   }
 
@@ -56,11 +66,20 @@ export class BatchingPublisher {
     return this.buffered;
   }
 
-  /** Sends everything buffered so far; rejects if the outbox refused (the events stay buffered for a retry). */
+  /**
+   * Sends everything buffered so far; rejects if the outbox refused (the events stay buffered for a retry).
+   * A flush asked for while another waits to start is that one (it sends what is buffered when it starts),
+   * so a burst waiting on a slow outbox queues one flush, not one per full batch.
+   */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const next = this.chain.then(() => this.sendBuffered());
+    if (this.waiting) return this.waiting;
+    const next = this.chain.then(() => {
+      this.waiting = null;
+      return this.sendBuffered();
+    });
+    this.waiting = next;
     this.chain = next.catch(() => undefined);
     return next;
   }
@@ -74,12 +93,14 @@ export class BatchingPublisher {
   private async sendBuffered(): Promise<void> {
     const batches = this.buffers;
     this.buffers = new Map();
+    this.bufferedBytes = new Map();
     for (const [topic, messages] of batches) {
-      for (let i = 0; i < messages.length; i += this.maxBatch) {
-        const slice = messages.slice(i, i + this.maxBatch);
+      for (let i = 0; i < messages.length;) {
+        const slice = messages.slice(i, this.sliceEnd(messages, i));
         try {
           await this.opts.outbox.publish(topic, slice);
           this.buffered -= slice.length;
+          i += slice.length;
         } catch (err) {
           this.requeue(topic, messages.slice(i), batches, err);
           throw err;
@@ -88,6 +109,29 @@ export class BatchingPublisher {
       batches.delete(topic);
     }
     this.backoff.reset();
+  }
+
+  /** Where the publish starting at `from` ends: at `maxBatch` events, or earlier where the byte budget is spent (never empty). */
+  private sliceEnd(messages: OutgoingMessage[], from: number): number {
+    const end = Math.min(messages.length, from + this.maxBatch);
+    const { maxBatchBytes, sizeOf } = this.opts;
+    if (!maxBatchBytes || !sizeOf) return end;
+    let bytes = sizeOf(messages[from]);
+    let i = from + 1;
+    for (; i < end; i++) {
+      bytes += sizeOf(messages[i]);
+      if (bytes > maxBatchBytes) break;
+    }
+    return i;
+  }
+
+  /** Counts the event against its topic's byte budget; true once a publish's worth is buffered. */
+  private fillsBudget(topic: string, message: OutgoingMessage): boolean {
+    const { maxBatchBytes, sizeOf } = this.opts;
+    if (!maxBatchBytes || !sizeOf) return false;
+    const bytes = (this.bufferedBytes.get(topic) ?? 0) + sizeOf(message);
+    this.bufferedBytes.set(topic, bytes);
+    return bytes >= maxBatchBytes;
   }
 
   /** Puts unsent events back in front of anything enqueued meanwhile, and schedules a retry. */

@@ -69,9 +69,9 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     journal.start();
     background('open-call-journal', journal);
     const usage = new UsageRecorder(publisher, journal, metrics);
-    // Archive records are large: their own batches, sized to the bus's message budget.
+    // Archive records can be large: their own publisher, whose publishes are cut by bytes to the bus's budget.
     const archive = config.ARCHIVE_MODE === 'off' ? CallArchiver.off(logger) : new CallArchiver(
-      publishes('archive-publisher', createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS, maxBatch: CallArchiver.publishBatchFor(config.ARCHIVE_MAX_BODY_BYTES) })),
+      publishes('archive-publisher', createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS, ...CallArchiver.publishOptions })),
       { mode: config.ARCHIVE_MODE, maxBodyBytes: config.ARCHIVE_MAX_BODY_BYTES }, logger);
     const chat = new ChatService({ models, router, spend, usage, archive, logger });
     const asyncChat = background('async-chat', await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger }));

@@ -33,13 +33,17 @@ describe('what the archive keeps of a body', () => {
     expect(cut.text).toMatch(/^\{"text":"é+$/);
   });
 
-  test('publish batches stay under the bus budget for the largest records', () => {
-    expect(CallArchiver.publishBatchFor(64 * 1024)).toBe(2);
-    expect(CallArchiver.publishBatchFor(192 * 1024)).toBe(1);
-    expect(CallArchiver.publishBatchFor(4 * 1024)).toBe(38);
-    // The worst case for escaping, at the largest bound: two such bodies in one record still fit a 1 MiB message.
+  test('a record counts at least its serialized size, so a publish of the largest stays under the bus budget', () => {
+    const { sizeOf, maxBatchBytes } = CallArchiver.publishOptions;
+    // The worst case for escaping, at the largest bound: the record's JSON is under what it is counted at.
     const worst = boundedJson('"\\'.repeat(200_000), 192 * 1024);
-    expect(Buffer.byteLength(JSON.stringify({ request_json: worst.text, response_json: worst.text }))).toBeLessThan(1024 * 1024 - 4096);
+    const record = { request_json: worst.text, response_json: worst.text };
+    expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThanOrEqual(sizeOf({ key: 'k', value: record }));
+    // Two such records exceed a publish, one fits; small records travel a hundred and more to a publish.
+    expect(2 * sizeOf({ key: 'k', value: record })).toBeGreaterThan(maxBatchBytes);
+    expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThan(1024 * 1024 - 4096);
+    const small = { request_json: '{"model":"m","messages":[]}', response_json: '{"id":"chatcmpl-1"}' };
+    expect(Math.floor(maxBatchBytes / sizeOf({ key: 'k', value: small }))).toBeGreaterThan(100);
   });
 });
 
@@ -56,7 +60,7 @@ describe('CallArchiver through a real publisher, outbox and bus', () => {
     store = createStore({ engine: 'embedded', dataDir: dir });
     bus = createBus({ engine: 'embedded', store, pollMs: 20 }, logger);
     outbox = createOutbox({ bus, store, logger });
-    publisher = createBatchingPublisher({ outbox, logger, lingerMs: 1, maxBatch: CallArchiver.publishBatchFor(1024) });
+    publisher = createBatchingPublisher({ outbox, logger, lingerMs: 1, ...CallArchiver.publishOptions });
     await bus.subscribe({ topics: [TOPICS.archive], group: 'archive-test', handleBatch: async (messages) => { seen.push(...messages.map((m) => m.value as CallArchived)); } });
   });
 

@@ -1,4 +1,4 @@
-import type { TypedPublisher } from '@gw/bus';
+import type { OutgoingMessage, TypedPublisher } from '@gw/bus';
 import type { Identity, Logger } from '@gw/platform';
 import { TOPICS, type CallArchived, type TopicMessages } from '@gw/proto';
 import { redactCredentials } from './redact';
@@ -52,12 +52,17 @@ export class CallArchiver {
   }
 
   /**
-   * Records per publish, so a batch of the largest records stays under the bus's budget. Each body is JSON
-   * text inside the record's JSON, where escaping can double its bytes: a record is counted at 4x the bound.
+   * How the archive's batching publisher cuts publishes: by bytes, so a publish of the largest records stays
+   * under the bus's budget while small records still travel many to a publish. Each body is JSON text inside
+   * the record's JSON, where escaping can multiply its size: a record counts at 4x its bodies.
    */
-  static publishBatchFor(maxBodyBytes: number): number {
-    return Math.max(1, Math.floor(PUBLISH_BUDGET_BYTES / (4 * maxBodyBytes + RECORD_OVERHEAD_BYTES)));
-  }
+  static readonly publishOptions = {
+    maxBatchBytes: PUBLISH_BUDGET_BYTES,
+    sizeOf: (message: OutgoingMessage): number => {
+      const record = message.value as Partial<CallArchived>;
+      return 4 * ((record.request_json?.length ?? 0) + (record.response_json?.length ?? 0)) + RECORD_OVERHEAD_BYTES;
+    },
+  };
 
   get mode(): ArchiveMode {
     return this.opts.mode;
