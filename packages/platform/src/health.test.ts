@@ -131,6 +131,22 @@ describe('Health with required and degraded dependencies', () => {
 });
 
 describe('grpcServingCheck', () => {
+  it('given the client calls go through, checks over that client\'s own channel', async () => {
+    const other = new Health().addCheck('store', async () => true);
+    const handle = await startGrpcServer('127.0.0.1:0', (server) => other.register(server));
+    const calls = new grpc.Client(`127.0.0.1:${handle.port}`, grpc.credentials.createInsecure());
+    const serving = grpcServingCheck(calls);
+    try {
+      expect(await serving.check()).toBe(true);
+      // The service still answers on a new connection, but the calls' channel cannot carry a call: not ready.
+      calls.close();
+      expect(await serving.check()).toBe(false);
+    } finally {
+      serving.close();
+      await handle.shutdown(0);
+    }
+  });
+
   it('passes only while the other service reports SERVING, and fails when it is gone', async () => {
     let storeUp = true;
     const other = new Health().addCheck('store', async () => storeUp);

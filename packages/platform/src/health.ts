@@ -117,14 +117,25 @@ export class Health {
 /**
  * A readiness check on another service's grpc.health.v1: passes only while that service reports SERVING
  * (reachable is not enough: a keys service whose store is down cannot authenticate anyone).
+ *
+ * Given the client the service's calls go through, the check rides that client's own channel: a separate
+ * channel can be connected while the calls' channel still waits out its reconnect back-off after an outage,
+ * and readiness would then promise calls that fail.
  */
-export function grpcServingCheck(address: string, timeoutMs = 1500): { check: ReadinessCheck; close(): void } {
-  const client = new healthProto.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
+export function grpcServingCheck(target: string | grpc.Client, timeoutMs = 1500): { check: ReadinessCheck; close(): void } {
+  const client = typeof target === 'string'
+    ? new healthProto.grpc.health.v1.Health(target, grpc.credentials.createInsecure())
+    : new healthProto.grpc.health.v1.Health('unused', grpc.credentials.createInsecure(), { channelOverride: target.getChannel() });
   return {
     check: () => new Promise<boolean>((resolve) => {
-      client.Check({ service: '' }, { deadline: Date.now() + timeoutMs }, (err, res) => resolve(!err && res?.status === 'SERVING'));
+      try {
+        client.Check({ service: '' }, { deadline: Date.now() + timeoutMs }, (err, res) => resolve(!err && res?.status === 'SERVING'));
+      } catch {
+        resolve(false); // the channel is shut down
+      }
     }),
-    close: () => client.close(),
+    // A shared channel belongs to the calls' client, which closes it.
+    close: () => { if (typeof target === 'string') client.close(); },
   };
 }
 

@@ -79,7 +79,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       name === 'batch' ? config.UPLOAD_BODY_LIMIT_BYTES : name === 'media' ? config.MEDIA_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES;
 
     // The edge cannot authenticate anyone new unless the keys service can answer (its store is up).
-    const keysServing = client('keys-health', grpcServingCheck(config.KEYS_GRPC_ADDR));
+    const keysServing = client('keys-health', grpcServingCheck(keys));
     health
       .addCheck('keys', keysServing.check)
       .addCheck('bus', () => bus.ping(), 'degraded')
