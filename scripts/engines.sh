@@ -7,19 +7,29 @@
 #                               write .cache/engines/env (MONGO_URL, KAFKA_BROKERS); no-op if already up
 #   scripts/engines.sh stop     stop both (or only those named: stop kafka | stop mongo)
 #   scripts/engines.sh status   print what is running
+#   scripts/engines.sh kill kafka|mongo     SIGKILL one engine at once (drills: a crash, not a stop)
+#   scripts/engines.sh freeze|thaw kafka|mongo
+#                               SIGSTOP / SIGCONT one engine (drills: a hung engine whose port stays open)
 #   scripts/engines.sh lease PID / release PID
 #                               for the jest hooks: lease = start on behalf of process PID; release drops
 #                               that lease and stops the engines a lease started once no live lease is left
 #                               (so parallel test runs share them, and a start by hand keeps them up)
 #
 # Ports: GW_KAFKA_PORT (19092), GW_KAFKA_CONTROLLER_PORT (19093), GW_MONGO_PORT (27018).
+# GW_ENGINES_NAME: a second, separate pair of engines (its own run folder and env file: run-NAME, env-NAME),
+# as the drills use, so killing their broker never touches the one the other tests share.
+# GW_KAFKA_KEEP_DATA=1: a start reuses the broker's data folder left by the last run (a restart after a
+# crash, as a real broker comes back on its disk); by default every start begins an empty cluster.
 # Ready timeout in seconds: GW_ENGINES_TIMEOUT (90).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ENGINES="$ROOT/scripts/engines"
 CACHE="$ROOT/.cache/engines"
-RUN="$CACHE/run"
+NAME="${GW_ENGINES_NAME:-}"
+[[ "$NAME" =~ ^[a-z0-9-]*$ ]] || { echo "engines: GW_ENGINES_NAME must be lowercase letters, digits, dashes" >&2; exit 2; }
+RUN="$CACHE/run${NAME:+-$NAME}"
+ENV_FILE="$CACHE/env${NAME:+-$NAME}"
 KAFKA_LIBS="$CACHE/kafka-libs"
 MONGO_LIBS="$CACHE/mongo-libs"
 KAFKA_PORT="${GW_KAFKA_PORT:-19092}"
@@ -68,7 +78,7 @@ cmd_fetch() {
 }
 
 write_env() {
-  cat >"$CACHE/env" <<EOF
+  cat >"$ENV_FILE" <<EOF
 export MONGO_URL=mongodb://127.0.0.1:$MONGO_PORT/gateway
 export KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT
 EOF
@@ -76,7 +86,11 @@ EOF
 
 start_kafka() {
   local dir="$RUN/kafka"
-  rm -rf "$dir" && mkdir -p "$dir/data"   # fresh, empty cluster on every start
+  if [[ "${GW_KAFKA_KEEP_DATA:-0}" == 1 && -f "$dir/data/meta.properties" ]]; then
+    log "kafka: restarting on the data of its last run"
+  else
+    rm -rf "$dir" && mkdir -p "$dir/data"   # fresh, empty cluster
+  fi
   cat >"$dir/server.properties" <<EOF
 process.roles=broker,controller
 node.id=1
@@ -107,7 +121,7 @@ log4j.logger.kafka.request.logger=WARN
 log4j.logger.state.change.logger=WARN
 EOF
   local jvm=(java -Xmx512m -cp "$KAFKA_LIBS/*" "-Dlog4j.configuration=file:$dir/log4j.properties")
-  # Any valid base64 UUID will do: the log dir is new on each start, so no two clusters ever share it.
+  # Any valid base64 UUID will do: a log dir belongs to one cluster only (format skips a formatted one).
   "${jvm[@]}" kafka.tools.StorageTool format -t 'MkU3OEVBNTcwNTJENDM2Qg' -c "$dir/server.properties" \
     --ignore-formatted >"$RUN/kafka-format.log" 2>&1 || { cat "$RUN/kafka-format.log" >&2; die "Kafka storage format failed"; }
   # setsid + no inherited stdio or lock fd (9): the broker outlives this script, and holds neither a
@@ -202,12 +216,12 @@ cmd_start() {
     rm -f "$RUN/kafka.leased" "$RUN/mongo.leased"   # started by hand: keep them up after the tests
   fi
   write_env
-  log "env written to $CACHE/env"
+  log "env written to $ENV_FILE"
 }
 
 # The env file points at both engines: drop it once neither runs.
 drop_env_if_idle() {
-  if ! alive "$RUN/kafka.pid" kafka.Kafka && ! alive "$RUN/mongo.pid" MongoWireServer; then rm -f "$CACHE/env"; fi
+  if ! alive "$RUN/kafka.pid" kafka.Kafka && ! alive "$RUN/mongo.pid" MongoWireServer; then rm -f "$ENV_FILE"; fi
 }
 
 cmd_release() {
@@ -239,6 +253,25 @@ cmd_stop() {
   drop_env_if_idle
 }
 
+# cmd_signal <KILL|STOP|CONT> <kafka|mongo>: a fault for the drills. KILL leaves the pid file: a later start
+# sees the process gone and starts a new one (on its data with GW_KAFKA_KEEP_DATA=1).
+cmd_signal() {
+  local sig="$1" name="${2:-}" pattern
+  case "$name" in
+    kafka) pattern=kafka.Kafka ;;
+    mongo) pattern=MongoWireServer ;;
+    *) die "unknown engine '$name' (kafka|mongo)" ;;
+  esac
+  alive "$RUN/$name.pid" "$pattern" || die "$name is not running"
+  local pid
+  pid="$(cat "$RUN/$name.pid")"
+  kill -"$sig" "$pid"
+  if [[ "$sig" == KILL ]]; then
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  fi
+  log "sent SIG$sig to $name (pid $pid)"
+}
+
 cmd_status() {
   local name pattern port
   for spec in "kafka kafka.Kafka $KAFKA_PORT" "mongo MongoWireServer $MONGO_PORT"; do
@@ -250,7 +283,7 @@ cmd_status() {
       echo "$name: not running"
     fi
   done
-  [[ -f "$CACHE/env" ]] && echo "env file: $CACHE/env" || true
+  [[ -f "$ENV_FILE" ]] && echo "env file: $ENV_FILE" || true
   local leases
   leases="$(ls "$RUN/leases" 2>/dev/null | tr '\n' ' ')" || true   # no run dir yet on a fresh clone
   [[ -z "$leases" ]] || echo "leased by test runs (pids): $leases"
@@ -263,5 +296,8 @@ case "${1:-}" in
   release) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "usage: $0 release PID"; cmd_release "$2" ;;
   stop) shift; cmd_stop "$@" ;;
   status) cmd_status ;;
-  *) echo "usage: $0 fetch|start|stop [kafka|mongo]|status|lease PID|release PID" >&2; exit 2 ;;
+  kill) cmd_signal KILL "${2:-}" ;;
+  freeze) cmd_signal STOP "${2:-}" ;;
+  thaw) cmd_signal CONT "${2:-}" ;;
+  *) echo "usage: $0 fetch|start|stop [kafka|mongo]|status|lease PID|release PID|kill|freeze|thaw kafka|mongo" >&2; exit 2 ;;
 esac

@@ -1,0 +1,41 @@
+// scripts/engines.sh for the drills' own engine pair (GW_ENGINES_NAME=drills, ports of their own).
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '../..');
+const ENGINES_SH = path.join(ROOT, 'scripts/engines.sh');
+const ENV_FILE = path.join(ROOT, '.cache/engines/env-drills');
+
+function drillEnginesEnv(extra = {}) {
+  return {
+    ...process.env,
+    GW_ENGINES_NAME: 'drills',
+    GW_KAFKA_PORT: process.env.GW_DRILL_KAFKA_PORT || '19192',
+    GW_KAFKA_CONTROLLER_PORT: process.env.GW_DRILL_KAFKA_CONTROLLER_PORT || '19193',
+    GW_MONGO_PORT: process.env.GW_DRILL_MONGO_PORT || '27118',
+    ...extra,
+  };
+}
+
+/** Runs `scripts/engines.sh <args>` on the drills' engines; throws with its messages when it fails. */
+function runDrillEngines(...args) {
+  const extra = args[0] === 'start-keep-data' ? { GW_KAFKA_KEEP_DATA: '1' } : {};
+  const command = args[0] === 'start-keep-data' ? ['start', ...args.slice(1)] : args;
+  const r = spawnSync('bash', [ENGINES_SH, ...command], { cwd: ROOT, env: drillEnginesEnv(extra), encoding: 'utf8' });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`scripts/engines.sh ${command.join(' ')} (drills) failed (exit ${r.status}):\n${r.stderr}`);
+  return r.stderr;
+}
+
+function readDrillEnv() {
+  const vars = {};
+  for (const line of fs.readFileSync(ENV_FILE, 'utf8').split('\n')) {
+    const m = /^export (\w+)=(.*)$/.exec(line.trim());
+    if (m) vars[m[1]] = m[2];
+  }
+  if (!vars.MONGO_URL || !vars.KAFKA_BROKERS) throw new Error(`${ENV_FILE} lacks MONGO_URL or KAFKA_BROKERS`);
+  return vars;
+}
+
+module.exports = { runDrillEngines, readDrillEnv };
