@@ -1,16 +1,18 @@
 // scripts/engines.sh for the drills' own engine pair (GW_ENGINES_NAME=drills, ports of their own).
+// GW_DRILL_ENGINES_NAME names another pair, so two drill runs on one machine never kill each other's broker.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '../..');
 const ENGINES_SH = path.join(ROOT, 'scripts/engines.sh');
-const ENV_FILE = path.join(ROOT, '.cache/engines/env-drills');
+const NAME = process.env.GW_DRILL_ENGINES_NAME || 'drills';
+const ENV_FILE = path.join(ROOT, `.cache/engines/env-${NAME}`);
 
 function drillEnginesEnv(extra = {}) {
   return {
     ...process.env,
-    GW_ENGINES_NAME: 'drills',
+    GW_ENGINES_NAME: NAME,
     GW_KAFKA_PORT: process.env.GW_DRILL_KAFKA_PORT || '19192',
     GW_KAFKA_CONTROLLER_PORT: process.env.GW_DRILL_KAFKA_CONTROLLER_PORT || '19193',
     GW_MONGO_PORT: process.env.GW_DRILL_MONGO_PORT || '27118',
