@@ -55,7 +55,7 @@ export async function oneStream(t: StreamTarget): Promise<StreamResult> {
 }
 
 /** One streaming request: its TTFT and total time, or `failed` (with the status) when it did not complete. */
-async function timedStream(pool: Pool, t: StreamTarget): Promise<StreamResult> {
+export async function timedStream(pool: Pool, t: StreamTarget): Promise<StreamResult> {
   const t0 = process.hrtime.bigint();
   const res = await pool.request({ path: t.pathname, method: 'POST', headers: t.headers, body: t.body, headersTimeout: 10_000, bodyTimeout: 10_000 });
   if (res.statusCode !== 200) {

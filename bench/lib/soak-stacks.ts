@@ -1,0 +1,86 @@
+/**
+ * The gateway under a steady soak, in either mode, as child processes of the benchmark whose pids it samples:
+ * - `embedded`: every service in one process on the embedded engines (`gateway-process.ts`);
+ * - `processes`: every service as its own process (`services/<name>/src/main.ts`) on the real engines
+ *   (MONGO_URL, KAFKA_BROKERS), with a database and a bus namespace of its own so it shares the engines
+ *   with other users without touching their data.
+ * Each child gets an IPC channel, so it stops itself when the benchmark dies (`exit-with-parent.ts`).
+ */
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import { forgetChild, ROOT, startChild, type Child } from './children';
+import { freePorts, getStatus, HOST, waitFor } from './net';
+
+export type SoakMode = 'embedded' | 'processes';
+
+export interface SoakStack {
+  edgeOrigin: string;
+  /** The gateway's processes by name (one, `gateway`, in embedded mode). */
+  pids: Record<string, number>;
+  children: Child[];
+  /** What the run used of shared engines (processes mode): database and bus namespace. */
+  engines: { mongo_database: string; bus_namespace: string } | null;
+}
+
+/** The services of the multi-process mode; the edge last, in front of the others. */
+export const SERVICES = ['billing', 'keys', 'inference', 'batch', 'webhooks', 'media', 'console', 'edge'] as const;
+const PRELOAD = ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts')];
+
+async function servicePorts(): Promise<Record<string, string>> {
+  const names = ['EDGE_PORT', 'EDGE_ADMIN_PORT', 'KEYS_HTTP_PORT', 'KEYS_GRPC_PORT', 'BILLING_HTTP_PORT', 'BILLING_GRPC_PORT', 'INFERENCE_HTTP_PORT',
+    'INFERENCE_GRPC_PORT', 'BATCH_HTTP_PORT', 'WEBHOOKS_HTTP_PORT', 'MEDIA_HTTP_PORT', 'CONSOLE_HTTP_PORT'];
+  const ports = await freePorts(names.length);
+  const p = Object.fromEntries(names.map((n, i) => [n, String(ports[i])]));
+  const url = (port: string) => `http://${HOST}:${port}`;
+  return {
+    ...p,
+    KEYS_GRPC_ADDR: `${HOST}:${p.KEYS_GRPC_PORT}`, BILLING_GRPC_ADDR: `${HOST}:${p.BILLING_GRPC_PORT}`, INFERENCE_GRPC_ADDR: `${HOST}:${p.INFERENCE_GRPC_PORT}`,
+    KEYS_HTTP_URL: url(p.KEYS_HTTP_PORT), BILLING_HTTP_URL: url(p.BILLING_HTTP_PORT), INFERENCE_HTTP_URL: url(p.INFERENCE_HTTP_PORT),
+    BATCH_HTTP_URL: url(p.BATCH_HTTP_PORT), WEBHOOKS_HTTP_URL: url(p.WEBHOOKS_HTTP_PORT), MEDIA_HTTP_URL: url(p.MEDIA_HTTP_PORT),
+    CONSOLE_HTTP_URL: url(p.CONSOLE_HTTP_PORT), MEDIA_PUBLIC_BASE_URL: url(p.EDGE_PORT),
+  };
+}
+
+/** `env`: what every service gets (seed accounts, catalogue, simulator key, log level, DATA_DIR). */
+export async function startSoakStack(mode: SoakMode, env: NodeJS.ProcessEnv): Promise<SoakStack> {
+  const ports = await servicePorts();
+  return mode === 'embedded' ? startEmbedded({ ...env, ...ports }) : startProcesses({ ...env, ...ports });
+}
+
+async function startEmbedded(env: NodeJS.ProcessEnv): Promise<SoakStack> {
+  const child = startChild('gateway', [...PRELOAD, path.join(ROOT, 'bench/gateway-process.ts')], env, true);
+  const ready = await new Promise<{ edgePort: number; pid: number }>((resolve, reject) => {
+    child.proc.on('message', (m: { ready?: boolean; edgePort: number; pid: number }) => m.ready && resolve(m));
+    child.proc.once('exit', (code) => { forgetChild(child); reject(new Error(`the gateway exited (code ${code}) before it was ready:\n${child.tail.join('\n')}`)); });
+  });
+  return { edgeOrigin: `http://${HOST}:${ready.edgePort}`, pids: { gateway: ready.pid }, children: [child], engines: null };
+}
+
+async function startProcesses(env: NodeJS.ProcessEnv): Promise<SoakStack> {
+  const mongoUrl = env.MONGO_URL;
+  const brokers = env.KAFKA_BROKERS;
+  if (!mongoUrl || !brokers) throw new Error('--mode processes needs MONGO_URL and KAFKA_BROKERS (source the engines env file)');
+  const tag = randomBytes(4).toString('hex');
+  const db = new URL(mongoUrl);
+  db.pathname = `/gw_soak_${tag}`;
+  const namespace = `soak-${tag}`;
+  const serviceEnv: NodeJS.ProcessEnv = {
+    ...env, STORE: 'mongo', MONGO_URL: db.toString(), BUS: 'kafka', KAFKA_BROKERS: brokers, BUS_NAMESPACE: namespace,
+    GATEWAY_IDENTITY_SECRET: randomBytes(48).toString('base64url'), WEBHOOK_SECRETS_KEY: randomBytes(48).toString('base64url'),
+  };
+  const children = SERVICES.map((name) => startChild(name, [...PRELOAD, path.join(ROOT, `services/${name}/src/main.ts`)], serviceEnv, true));
+  const readyz = (name: string) => name === 'edge' ? `http://${HOST}:${env.EDGE_ADMIN_PORT}/readyz` : `${env[`${name.toUpperCase()}_HTTP_URL`]}/readyz`;
+  // Ready with nothing degraded: the consumers, which join in the background, have joined too.
+  const settled = async (name: string) => {
+    if (name === 'console') return (await getStatus(readyz(name))) === 200;
+    const res = await fetch(readyz(name));
+    return res.ok && ((await res.json()) as { degraded?: string[] }).degraded?.length === 0;
+  };
+  await waitFor('every service ready', async () => (await Promise.all(SERVICES.map(settled))).every(Boolean), 120_000, children);
+  return {
+    edgeOrigin: `http://${HOST}:${env.EDGE_PORT}`,
+    pids: Object.fromEntries(children.map((c) => [c.name, c.proc.pid!])),
+    children,
+    engines: { mongo_database: db.pathname.slice(1), bus_namespace: namespace },
+  };
+}
