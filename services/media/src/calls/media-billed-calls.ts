@@ -66,8 +66,8 @@ export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: 
         return {
           sendingTo: (provider, deployment) => call.sendingTo(provider, deployment),
           noteOutput: (chars, { usage: measured, ...ids }) => {
-            const now = measured ? eventUsage(measured) : null;
-            call.noteOutput(chars, { ...ids, ...(now ? { usage: now.usage, mediaIds: now.mediaIds } : {}) });
+            const soFar = measured ? eventUsage(measured) : null;
+            call.noteOutput(chars, { ...ids, ...(soFar ? { usage: soFar.usage, mediaIds: soFar.mediaIds } : {}) });
           },
           discard: () => call.discard(),
           close: () => call.close(),
