@@ -112,6 +112,8 @@ const SWEEP_BATCH = 100;
  * find-one-and-update, publishes a usage event estimated from the last checkpoint and marked
  * `usage_estimated`, then deletes the entry. A claimer that dies before the delete lets its claim lapse and
  * the entry is published again: billing is idempotent on the request id, so it is charged once.
+ * Every service that streams (inference, media) keeps its entries here; an entry carries all its usage event
+ * needs, so an instance of any of them that shares the store may bill it.
  */
 export class OpenCallJournal {
   readonly instanceId: string;
