@@ -58,7 +58,7 @@ export interface BilledCallRecord<R extends RouteRef, A extends string, U> {
   traceId: string;
 }
 
-export interface JournalStart<A extends string> {
+export interface JournalStart<A extends string, U = unknown> {
   requestId: string;
   traceId: string;
   hold: CallHold;
@@ -68,13 +68,15 @@ export interface JournalStart<A extends string> {
   apiType: A;
   startedAt: number;
   promptChars: number;
+  /** The stream's `openingUsage`, for lines that measure their usage. */
+  usage?: U;
 }
 
 /** A stream's durable record while it runs (the open-call journal). */
-export interface StreamJournal {
+export interface StreamJournal<U = unknown> {
   /** Written before each provider attempt, naming where the request goes. */
   sendingTo(providerName: string, deploymentId: string): Promise<void>;
-  noteOutput(chars: number, ids: { providerResponseId: string; servedModel: string }): void;
+  noteOutput(chars: number, progress: { providerResponseId: string; servedModel: string; usage?: U }): void;
   /** No attempt produced a stream: nothing to bill. */
   discard(): void;
   /** The stream's usage is recorded: the journal entry is no longer needed. */
@@ -101,7 +103,7 @@ export interface BilledCallPorts<R extends RouteRef, A extends string, U, Plan> 
   };
   usage: {
     record(call: BilledCallRecord<R, A, U>): void;
-    openStream(start: JournalStart<A>): StreamJournal;
+    openStream(start: JournalStart<A, U>): StreamJournal<U>;
   };
   logger: Logger;
 }
@@ -125,10 +127,16 @@ export interface UnaryCallSpec<R, A extends string, Plan, T, U> extends CallSpec
 export interface StreamCallSpec<R, A extends string, Plan, S, E, U> extends CallSpec<A, Plan> {
   /** Text size of the prompt, for the journal's estimate if the stream is never finished here. */
   promptChars: number;
+  /**
+   * Lines that measure their usage as they stream (seconds of audio, images) rather than leave it to a text
+   * estimate: what the call bills if its instance dies before any item (a transcription: the audio it sent).
+   * Their `progress` then gives the usage so far, and a stream never finished here is billed that.
+   */
+  openingUsage?: U;
   open(route: R, requestId: string): Promise<S>;
   items(stream: S): AsyncIterable<E>;
-  /** Generated characters in one item, and the provider's ids as known so far (journal checkpoints). */
-  progress(item: E, stream: S): { chars: number; providerResponseId: string; servedModel: string };
+  /** Generated characters in one item, the provider's ids as known so far, and the measured usage so far (journal checkpoints). */
+  progress(item: E, stream: S): { chars: number; providerResponseId: string; servedModel: string; usage?: U };
   /** Read once the stream ended (normally, failed, or abandoned). */
   usageOf(stream: S, route: R): CallOutcome<U>;
 }
@@ -158,7 +166,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     const { requestId, hold, log, startedAt } = await this.authorize(spec);
     const journal = this.ports.usage.openStream({
       requestId, traceId: spec.traceId, hold, accountId: spec.identity.accountId, keyHash: spec.identity.keyHash, model: spec.model, apiType: spec.apiType,
-      startedAt, promptChars: spec.promptChars,
+      startedAt, promptChars: spec.promptChars, ...(spec.openingUsage !== undefined ? { usage: spec.openingUsage } : {}),
     });
     const { result: stream, route } = await this.releasedOnFailure(spec, hold, () => this.ports.router.attempt(spec.plan, async (r) => {
       await journal.sendingTo(r.providerName, r.deployment.id);
@@ -171,8 +179,8 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
       stream,
       route,
       items: journaled(spec.items(stream), (item) => {
-        const { chars, ...ids } = spec.progress(item, stream);
-        journal.noteOutput(chars, ids);
+        const { chars, ...progress } = spec.progress(item, stream);
+        journal.noteOutput(chars, progress);
       }),
       finish: ({ cancelled }) => {
         if (finished) return;

@@ -1,1 +1,3 @@
 export * from './billed-call';
+export * from './open-call-journal';
+export * from './recovered-usage';

@@ -1,3 +1,4 @@
+import { OpenCallJournal } from '@gw/billed-call';
 import * as grpc from '@grpc/grpc-js';
 import { createBatchingPublisher, createOutbox, type Bus } from '@gw/bus';
 import { chatCatalog, loadCatalog, PriceBook } from '@gw/catalog';
@@ -24,7 +25,6 @@ import { RecordedCalls } from './grpc/recorded-calls';
 import { DeploymentRouter } from './routing/deployment-router';
 import { SpendGuard } from './spend/spend-guard';
 import { SpendGrants } from './spend/spend-grants';
-import { OpenCallJournal } from './usage/open-call-journal';
 import { CallArchiver } from './archive/call-archiver';
 import { UsageRecorder } from './usage/usage-recorder';
 
@@ -63,7 +63,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     const outbox = publishes('outbox', createOutbox({ bus, store, logger }));
     const publisher = publishes('usage-publisher', createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS }));
     const journal = new OpenCallJournal({
-      store, publisher, logger, leaseMs: config.OPEN_CALL_LEASE_MS, checkpointMs: config.OPEN_CALL_CHECKPOINT_MS, sweepMs: config.OPEN_CALL_SWEEP_MS,
+      store, publisher, logger, serviceName: 'inference', leaseMs: config.OPEN_CALL_LEASE_MS, checkpointMs: config.OPEN_CALL_CHECKPOINT_MS, sweepMs: config.OPEN_CALL_SWEEP_MS,
     });
     await journal.ensureIndexes();
     journal.start();

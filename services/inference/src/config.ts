@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
+import { openCallJournalEnv } from '@gw/billed-call';
 import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, millionths, port } from '@gw/platform';
 
 export const inferenceConfigSchema = z.object({
@@ -33,15 +34,7 @@ export const inferenceConfigSchema = z.object({
   ABANDONED_STREAM_DRAIN_MS: z.coerce.number().int().min(0).default(30_000),
   /** A `: ping` comment on a stream idle this long (0: none), so idle proxies keep it open. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(0).default(15_000),
-  /**
-   * Open-call journal: a stream's entry is leased by its instance and renewed every third of this; once it has
-   * lapsed this long (the instance died), any instance bills the stream with estimated usage.
-   */
-  OPEN_CALL_LEASE_MS: z.coerce.number().int().positive().default(15_000),
-  /** A stream's progress (generated text so far) is written at most once per this interval. */
-  OPEN_CALL_CHECKPOINT_MS: z.coerce.number().int().positive().default(1_000),
-  /** How often each instance looks for lapsed open calls to bill. */
-  OPEN_CALL_SWEEP_MS: z.coerce.number().int().positive().default(5_000),
+  ...openCallJournalEnv,
   /** Async chat job workers in this instance; 0 runs none (the instance still accepts and serves jobs). */
   ASYNC_CHAT_WORKERS: z.coerce.number().int().min(0).default(2),
   /** A worker's claim on a job: renewed while it works, taken over by another worker once it lapses. */

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
+import { openCallJournalEnv } from '@gw/billed-call';
 import { outboundGuardEnv } from '@gw/net-guard';
 import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
@@ -42,6 +43,8 @@ export const mediaConfigSchema = z.object({
   VIDEO_TASK_TIMEOUT_MS: positiveInt(3_600_000),
   /** The largest finished video copied into the blob store, in bytes. */
   VIDEO_MAX_BYTES: positiveInt(1024 * 1024 * 1024),
+  /** Streams (image partials, transcript deltas, speech audio) are journaled, so a stream this instance dies in is still billed. */
+  ...openCallJournalEnv,
   LOG_LEVEL: z.string().default('info'),
   ACCESS_LOG: bool(false),
   ...outboundGuardEnv,

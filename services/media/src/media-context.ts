@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
+import { OpenCallJournal } from '@gw/billed-call';
 import type { BlobStore } from '@gw/blobs';
 import { createBatchingPublisher, createOutbox, type BatchingPublisher, type Bus, type Outbox } from '@gw/bus';
 import { loadCatalog, type Catalog } from '@gw/catalog';
@@ -28,7 +29,7 @@ export interface MediaContext {
   guardedClient: GuardedHttpClient;
   /** The catalogue's media models and their routes (one provider per wire format). */
   router: MediaRouter;
-  /** The billed-call lifecycle: spend hold in billing, routes with fallback, the usage event. */
+  /** The billed-call lifecycle: spend hold in billing, routes with fallback, streams journaled, the usage event. */
   calls: MediaBilledCalls;
   /** Billing's gRPC API, for holds that outlive one request (video tasks). */
   billing: BillingServiceClient;
@@ -49,12 +50,19 @@ export async function openMediaContext(
   const extraCa = config.MEDIA_EXTRA_CA_FILE ? [readFileSync(config.MEDIA_EXTRA_CA_FILE, 'utf8')] : undefined;
   const router = scope.client('media-providers', new MediaRouter(catalog, env, logger, config.MEDIA_PROVIDER_TIMEOUT_MS));
   // Billing's RPCs spend account money: every call carries media's signed service identity.
+  // Every stream is journaled before its provider is called; any instance bills what a dead one left open.
+  const journal = new OpenCallJournal({
+    store, publisher, logger, serviceName: 'media', leaseMs: config.OPEN_CALL_LEASE_MS, checkpointMs: config.OPEN_CALL_CHECKPOINT_MS, sweepMs: config.OPEN_CALL_SWEEP_MS,
+  });
+  await journal.ensureIndexes();
+  journal.start();
+  scope.background('open-call-journal', journal);
   const billing = scope.client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
     { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'media'))] }));
   return {
     config, store, blobs, catalog, outbox, publisher, scope, outbound, router, billing,
     guardedClient: new GuardedHttpClient({ ...outbound, extraCa }),
-    calls: mediaBilledCalls({ billing, router, publisher, logger }),
+    calls: mediaBilledCalls({ billing, router, publisher, journal, logger }),
     signedUrls: new SignedUrls(config.GATEWAY_IDENTITY_SECRET, config.MEDIA_PUBLIC_BASE_URL, config.MEDIA_SIGNED_URL_TTL_S),
   };
 }

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OPEN_CALLS_COLLECTION, type OpenCallDoc } from '@gw/billed-call';
 import { createFsBlobStore, type BlobStore } from '@gw/blobs';
 import { billingConfigSchema, startBillingService } from '@gw/billing';
 import { createBus, type Bus } from '@gw/bus';
@@ -25,6 +26,11 @@ const catalog = (simPort: number) => ({
     architecture: { input_modalities: ['text'], output_modalities: ['image'] },
     parameter_schema: { n: { type: 'integer', min: 1, max: 4 }, response_format: { type: 'string', options: ['url', 'b64_json'] } },
     deployments: [{ id: 'dep-image', provider: 'sim', provider_model: 'gpt-image-1', price: { prompt_per_million: '0', completion_per_million: '0', per_image: '0.02' } }],
+  }, {
+    id: 'test/speech', name: 'speech', owned_by: 'tests', updated_at: '2026-11-01T00:00:00Z', media: 'speech',
+    architecture: { input_modalities: ['text'], output_modalities: ['audio'] }, supported_voices: ['alloy'],
+    parameter_schema: { voice: { type: 'string', options: ['alloy'] }, response_format: { type: 'string', options: ['wav'] } },
+    deployments: [{ id: 'dep-speech', provider: 'sim', provider_model: 'gpt-4o-mini-tts', price: { prompt_per_million: '0', completion_per_million: '0', per_audio_second: '0.001' } }],
   }],
 });
 
@@ -72,7 +78,7 @@ describe('media service (embedded store and bus, filesystem blobs, billing, simu
     });
     env = {
       MEDIA_HTTP_PORT: '0', CATALOG_FILE: catalogFile, GATEWAY_IDENTITY_SECRET: SECRET, BILLING_GRPC_ADDR: `127.0.0.1:${billing.grpcPort}`,
-      MEDIA_PUBLIC_BASE_URL: 'https://gateway.example', SIM_KEY: 'sim-key',
+      MEDIA_PUBLIC_BASE_URL: 'https://gateway.example', SIM_KEY: 'sim-key', OPEN_CALL_CHECKPOINT_MS: '100',
     };
     media = await startMedia();
   });
@@ -130,6 +136,29 @@ describe('media service (embedded store and bus, filesystem blobs, billing, simu
     expect(await blobs.stat(record.blob_key)).toBeNull();
     expect((await call(media, 'GET', `/v1/images/${victim.id}`)).status).toBe(404);
   });
+
+  it('journals a speech stream with the seconds of audio sent so far, and drops the entry once the stream is billed', async () => {
+    const path = '/v1/audio/speech';
+    const res = await fetch(`http://127.0.0.1:${media.httpPort}${path}`, {
+      method: 'POST',
+      headers: { [IDENTITY_HEADER]: signer.mint({ method: 'POST', path }, identity, 'trace-media-test'), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'test/speech', input: 'a long reading. '.repeat(100), voice: 'alloy', response_format: 'wav' }),
+    });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id')!;
+    const entry = () => store.collection<OpenCallDoc>(OPEN_CALLS_COLLECTION).findOne({ _id: requestId });
+    const reader = res.body!.getReader();
+    let journaled: OpenCallDoc | null = null;
+    for (let i = 0; i < 200 && !((journaled?.usage?.audio_duration_seconds ?? 0) > 0); i++) {
+      await reader.read();
+      journaled = await entry();
+    }
+    expect(journaled).toMatchObject({ api_type: 'speech', model: 'test/speech', deployment: 'dep-speech', account_id: identity.accountId });
+    expect(journaled!.usage!.audio_duration_seconds).toBeGreaterThan(0);
+    while (!(await reader.read()).done) { /* the rest of the audio */ }
+    for (let i = 0; i < 100 && (await entry()) !== null; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await entry()).toBeNull();
+  }, 30_000);
 
   it('is ready only while its store answers', async () => {
     expect((await media.health.report()).ready).toBe(true);

@@ -20,7 +20,8 @@ const TASK_ERRORS = videoTaskCallErrors(mapArkHttpError);
 /**
  * Seedance video tasks: `POST {base}/contents/generations/tasks` submits, `GET .../tasks/{id}` polls, and the
  * finished video is read from the task's `content.video_url` (a short-lived URL the provider signs). The API
- * documents no idempotency key, so a submit retried after a crash may start a second upstream task.
+ * documents no idempotency key or client request id, and its task list filters only by status, task ids and
+ * model, so a submit retried after a crash may start a second upstream task (docs/videos.md, Limitation).
  */
 export class SeedanceVideoProvider implements VideoProvider {
   readonly kind = 'ark';

@@ -1,4 +1,5 @@
 import { createBatchingPublisher, createBus, createOutbox, type BatchingPublisher, type Outbox } from '@gw/bus';
+import { OpenCallJournal } from '@gw/billed-call';
 import { catalogSchema } from '@gw/catalog';
 import { createChatProvider } from '@gw/providers';
 import { startOpenAISimulator, type OpenAISimulator } from '@gw/simulators';
@@ -10,7 +11,6 @@ import { ModelDirectory } from '../catalog/model-objects';
 import { ChatService } from '../chat/chat-service';
 import { DeploymentRouter } from '../routing/deployment-router';
 import type { SpendGrants } from '../spend/spend-grants';
-import { OpenCallJournal } from '../usage/open-call-journal';
 import { UsageRecorder } from '../usage/usage-recorder';
 import { JobWorkerPool } from '@gw/jobs';
 import { chatJobStore, type ChatJobPayload, type ChatJobResult, type ChatJobStore } from './chat-job';
@@ -58,7 +58,7 @@ describe('an async chat job re-run after its worker died', () => {
       models: new ModelDirectory(catalog), router: new DeploymentRouter(catalog, () => provider, { SIM_KEY: 'sk-sim' }, logger),
       spend, logger, archive: CallArchiver.off(logger),
       // Not started: job runs are not streams, so the journal is never written here.
-      usage: new UsageRecorder(publisher, new OpenCallJournal({ store: t.store, publisher, logger, leaseMs: 15_000, checkpointMs: 1_000, sweepMs: 60_000 })),
+      usage: new UsageRecorder(publisher, new OpenCallJournal({ store: t.store, publisher, logger, serviceName: 'inference', leaseMs: 15_000, checkpointMs: 1_000, sweepMs: 60_000 })),
     });
     jobs = chatJobStore(t.store);
     await jobs.ensureIndexes();

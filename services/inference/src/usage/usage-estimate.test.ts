@@ -1,5 +1,6 @@
+import { estimatedTokens } from '@gw/billed-call';
 import type { ChatCompletionChunk } from '@gw/provider-spec';
-import { chatChunkChars, estimatedTokens, nativeEventChars, promptChars } from './usage-estimate';
+import { chatChunkChars, nativeEventChars, promptChars } from './usage-estimate';
 
 const chunk = (delta: ChatCompletionChunk['choices'][number]['delta']): ChatCompletionChunk =>
   ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] });

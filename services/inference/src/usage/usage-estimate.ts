@@ -1,15 +1,8 @@
 import type { ChatCompletionChunk, NativeEvent } from '@gw/provider-spec';
 
-/**
- * Rough token counts for calls whose provider never reported usage (the instance streaming them died). About
- * four characters per token is the usual rule of thumb for English text with the common tokenizers; the
- * billing record marks such usage as estimated.
+/*
+ * Text sizes the open-call journal (@gw/billed-call) turns into estimated tokens for a stream whose instance died.
  */
-const CHARS_PER_TOKEN = 4;
-
-export function estimatedTokens(chars: number): number {
-  return Math.ceil(chars / CHARS_PER_TOKEN);
-}
 
 /** Inline file and image data are not text the model reads as tokens of that size; they are left out. */
 const isInlineData = (s: string) => s.startsWith('data:') || s.startsWith('http://') || s.startsWith('https://');

@@ -1,10 +1,9 @@
-import type { CallHold } from '@gw/billed-call';
+import type { CallHold, OpenCall, OpenCallJournal, OpenCallStart } from '@gw/billed-call';
 import type { TypedPublisher } from '@gw/bus';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
 import type { Metrics } from '@gw/platform';
 import type { Usage } from '@gw/provider-spec';
-import type { OpenCall, OpenCallJournal, OpenCallStart } from './open-call-journal';
 
 export interface CallRecord {
   requestId: string;

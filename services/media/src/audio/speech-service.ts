@@ -67,14 +67,16 @@ export class SpeechService {
     open: (route: MediaRoute) => Promise<SpeechAudio>): Promise<SpeechCall> {
     let bytes = 0;
     let head = Buffer.alloc(0);
+    // Measured as the audio is passed on, so a stream this instance dies in is billed what was sent.
+    const sent = () => ({ audio_duration_seconds: bytes === 0 ? 0 : spokenSeconds(format, head, bytes, paceChars) });
     const billed = await this.deps.calls.stream<SpeechAudio, Buffer>({
-      apiType: 'speech', identity, traceId, model, plan, promptChars: paceChars,
+      apiType: 'speech', identity, traceId, model, plan, promptChars: paceChars, openingUsage: sent(),
       open: (route) => open(route),
       items: (audio) => audio.chunks,
       progress: (chunk, audio) => {
         bytes += chunk.length;
         if (head.length < 4096) head = Buffer.concat([head, chunk.subarray(0, 4096 - head.length)]);
-        return { chars: 0, providerResponseId: audio.providerResponseId, servedModel: '' };
+        return { chars: 0, providerResponseId: audio.providerResponseId, servedModel: '', usage: sent() };
       },
       usageOf: (audio, route) => ({
         usage: { audio_duration_seconds: spokenSeconds(format, head, bytes, paceChars) },

@@ -77,13 +77,18 @@ export class TranscriptionService {
   /** OpenAI's transcript stream events (`transcript.text.delta`, then `transcript.text.done` with the usage). */
   async stream(identity: Identity, traceId: string, p: PreparedTranscription, writer: (requestId: string) => EventStreamWriter): Promise<void> {
     let done: Transcription | null = null;
+    // The provider has all the audio once the request is sent: a stream cut anywhere is billed its seconds.
+    const billable = () => (done ? withSeconds(done, p.inputSeconds) : (p.inputSeconds !== null ? { audio_duration_seconds: p.inputSeconds } : {}));
     const billed = await this.deps.calls.stream<AsyncIterable<TranscriptionStreamEvent>, TranscriptionStreamEvent>({
-      apiType: 'transcription', identity, traceId, model: p.model, plan: p.plan, promptChars: 0,
+      apiType: 'transcription', identity, traceId, model: p.model, plan: p.plan, promptChars: 0, openingUsage: billable(),
       open: (route) => route.provider.transcribeStream!(p.req, route.target),
       items: (s) => s,
-      progress: () => ({ chars: 0, providerResponseId: '', servedModel: '' }),
+      progress: (e) => {
+        if (e.type === 'done') done = e.transcription;
+        return { chars: 0, providerResponseId: done?.providerResponseId ?? '', servedModel: done?.servedModel ?? '', usage: billable() };
+      },
       usageOf: () => ({
-        usage: done ? withSeconds(done, p.inputSeconds) : (p.inputSeconds !== null ? { audio_duration_seconds: p.inputSeconds } : {}),
+        usage: billable(),
         providerResponseId: done?.providerResponseId ?? '', servedModel: done?.servedModel ?? '', finishReason: done ? 'stop' : 'error',
       }),
     });
@@ -92,10 +97,7 @@ export class TranscriptionService {
     try {
       for await (const e of billed.items) {
         if (e.type === 'delta') out.event({ data: JSON.stringify({ type: 'transcript.text.delta', delta: e.delta }) });
-        else {
-          done = e.transcription;
-          out.event({ data: JSON.stringify({ type: 'transcript.text.done', text: e.transcription.text, usage: withSeconds(e.transcription, p.inputSeconds) }) });
-        }
+        else out.event({ data: JSON.stringify({ type: 'transcript.text.done', text: e.transcription.text, usage: withSeconds(e.transcription, p.inputSeconds) }) });
       }
       out.end();
     } catch (err) {

@@ -1,4 +1,4 @@
-import { BilledCalls, type CallHold, type StreamJournal } from '@gw/billed-call';
+import { BilledCalls, type CallHold, type MeasuredUsage, type OpenCallJournal, type StreamJournal } from '@gw/billed-call';
 import type { BatchingPublisher } from '@gw/bus';
 import { callUnary, type Identity, type Logger } from '@gw/platform';
 import { TOPICS, type BillingServiceClient, type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult, type UsageEvent } from '@gw/proto';
@@ -30,11 +30,12 @@ export type MediaBilledCalls = BilledCalls<MediaRoute, MediaKind, MediaUsage, Me
 /**
  * The billed-call lifecycle for media: a spend hold in billing (gRPC Reserve with the media bounds) before the
  * provider is called, routes with fallback, and the usage event (through the outbox-backed publisher) that
- * settles the hold. Media streams are not journaled: their usage (images, seconds of audio) is known only at
- * their end, so a stream whose instance dies first leaves its hold to expire, unbilled.
+ * settles the hold. Streams (image partials, transcript deltas, speech audio) are in the open-call journal with
+ * the usage they measured so far, so a stream whose instance dies is billed that, once, by whichever instance
+ * finds its lease lapsed.
  */
-export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: MediaRouter; publisher: BatchingPublisher; logger: Logger }): MediaBilledCalls {
-  const { billing, router, publisher, logger } = deps;
+export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: MediaRouter; publisher: BatchingPublisher; journal: OpenCallJournal; logger: Logger }): MediaBilledCalls {
+  const { billing, router, publisher, journal, logger } = deps;
   return new BilledCalls<MediaRoute, MediaKind, MediaUsage, MediaPlan>({
     holds: {
       reserve: async (identity, requestId, plan, traceId) => reserve(billing, identity, requestId, plan, traceId),
@@ -47,26 +48,41 @@ export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: 
     usage: {
       record: (call) => {
         const now = Date.now();
-        const { media_ids: mediaIds = [], ...usage } = call.usage ?? {};
+        const { mediaIds, usage } = eventUsage(call.usage ?? {});
         const event: UsageEvent = {
           request_id: call.requestId, account_id: call.identity.accountId, key_hash: call.identity.keyHash, model: call.model,
           provider: call.route.providerName, deployment: call.route.deployment.id, api_type: call.apiType,
           provider_response_id: call.providerResponseId, served_model: call.servedModel, streamed: call.streamed, cancelled: call.cancelled,
-          finish_reason: call.finishReason, status: 'succeeded', usage: usage as UsageEvent['usage'],
+          finish_reason: call.finishReason, status: 'succeeded', usage,
           latency_ms: now - call.startedAt, generation_time_ms: now - call.firstByteAt, created_at_ms: call.startedAt, usage_estimated: false,
           hold_id: call.hold.grant ? call.hold.holdId : '', hold_micros: call.hold.grant ? call.hold.micros : 0, media_ids: mediaIds,
           trace_id: call.traceId,
         };
         publisher.enqueue(TOPICS.usage, { key: call.identity.accountId, value: event });
       },
-      // Streamed media (image partials, transcript deltas, audio) is billed when the stream ends.
-      openStream: () => UNJOURNALED,
+      // Media lines measure what they deliver: the journal bills that, never a text estimate (none is `{}`, zero).
+      openStream: ({ usage: opening, ...start }): StreamJournal<MediaUsage> => {
+        const call = journal.begin({ ...start, usage: eventUsage(opening ?? {}).usage });
+        return {
+          sendingTo: (provider, deployment) => call.sendingTo(provider, deployment),
+          noteOutput: (chars, { usage: measured, ...ids }) => {
+            const soFar = measured ? eventUsage(measured) : null;
+            call.noteOutput(chars, { ...ids, ...(soFar ? { usage: soFar.usage, mediaIds: soFar.mediaIds } : {}) });
+          },
+          discard: () => call.discard(),
+          close: () => call.close(),
+        };
+      },
     },
     logger,
   });
 }
 
-const UNJOURNALED: StreamJournal = { sendingTo: async () => undefined, noteOutput: () => undefined, discard: () => undefined, close: () => undefined };
+/** A media usage in the usage event's terms: the ids of what was produced travel beside it, not in it. */
+function eventUsage(usage: MediaUsage): { usage: MeasuredUsage; mediaIds: string[] } {
+  const { media_ids: mediaIds = [], ...rest } = usage;
+  return { usage: rest as MeasuredUsage, mediaIds };
+}
 
 async function reserve(billing: BillingServiceClient, id: Identity, requestId: string, plan: MediaPlan, traceId: string): Promise<CallHold> {
   const res = await callUnary<ReserveRequest, ReserveResult>(billing, billing.Reserve, {

@@ -3,7 +3,7 @@ import type { BlobStore } from '@gw/blobs';
 import { InputError, NotFoundError, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
 import { listPage, type Collection, type PageQuery } from '@gw/store';
-import type { MediaBilledCalls, MediaPlan } from '../calls/media-billed-calls';
+import type { MediaBilledCalls, MediaPlan, MediaUsage } from '../calls/media-billed-calls';
 import type { MediaRoute, MediaRouter } from '../calls/media-routes';
 import type { SignedUrls } from '../signed-urls';
 import { checkFields, routesHonouring } from '../validation/request-fields';
@@ -24,6 +24,12 @@ interface PreparedImages {
   responseFormat: 'url' | 'b64_json';
   metadata: Record<string, unknown> | null;
   stream: boolean;
+}
+
+/** A provider's image stream event, with the record a final image was stored as. */
+interface StoredImageEvent {
+  event: ImageStreamEvent;
+  record: ImageRecord | null;
 }
 
 /** The spec's Image generation result. */
@@ -115,33 +121,37 @@ export class ImagesService {
     };
   }
 
-  /** Streams partial renders and final images as OpenAI's image stream events; each final image is stored first. */
+  /**
+   * Streams partial renders and final images as OpenAI's image stream events. Each final image is stored before
+   * it is passed on, so the journal bills it (with its record id) even if this instance dies right after.
+   */
   async stream(identity: Identity, traceId: string, p: PreparedImages, writer: (requestId: string) => EventStreamWriter): Promise<void> {
     const edit = p.req.images.length > 0;
     const prefix = edit ? 'image_edit' : 'image_generation';
     const stored: string[] = [];
+    let requestId = '';
     let done: Extract<ImageStreamEvent, { type: 'done' }> | null = null;
-    const billed = await this.deps.calls.stream<AsyncIterable<ImageStreamEvent>, ImageStreamEvent>({
-      apiType: 'image', identity, traceId, model: p.model, plan: p.plan, promptChars: p.req.prompt.length,
-      open: (route) => route.provider.imagesStream!(this.forRoute(p.req, route), route.target),
-      items: (s) => s,
-      progress: () => ({ chars: 0, providerResponseId: '', servedModel: '' }),
+    const soFar = (): MediaUsage => (done ? { ...done.usage, media_ids: [...stored] } : { generated_images: stored.length, media_ids: [...stored] });
+    const billed = await this.deps.calls.stream<AsyncIterable<ImageStreamEvent>, StoredImageEvent>({
+      apiType: 'image', identity, traceId, model: p.model, plan: p.plan, promptChars: p.req.prompt.length, openingUsage: soFar(),
+      open: (route, id) => {
+        requestId = id;
+        return route.provider.imagesStream!(this.forRoute(p.req, route), route.target);
+      },
+      items: (s) => this.storedEvents(s, identity.accountId, () => requestId, p, (record) => stored.push(record._id), (e) => { done = e; }),
+      progress: () => ({ chars: 0, providerResponseId: '', servedModel: '', usage: soFar() }),
       usageOf: () => ({
-        usage: done ? { ...done.usage, media_ids: stored } : { generated_images: stored.length, media_ids: stored },
-        providerResponseId: done?.providerResponseId ?? '', servedModel: done?.servedModel ?? '', finishReason: done ? 'stop' : 'error',
+        usage: soFar(), providerResponseId: done?.providerResponseId ?? '', servedModel: done?.servedModel ?? '', finishReason: done ? 'stop' : 'error',
       }),
     });
     const out = writer(billed.requestId);
     out.open();
     let cancelled = false;
     try {
-      for await (const e of billed.items) {
-        if (e.type === 'done') done = e;
-        else if (e.type === 'partial') {
+      for await (const { event: e, record } of billed.items) {
+        if (e.type === 'partial') {
           out.event({ event: `${prefix}.partial_image`, data: JSON.stringify({ type: `${prefix}.partial_image`, b64_json: e.b64Json, partial_image_index: e.partialIndex, output_format: e.outputFormat, size: e.size, created_at: Math.floor(Date.now() / 1000) }) });
-        } else {
-          const record = await this.store(identity.accountId, billed.requestId, p, e.image, e.index);
-          if (record) stored.push(record._id);
+        } else if (e.type === 'completed') {
           out.event({ event: `${prefix}.completed`, data: JSON.stringify({ type: `${prefix}.completed`, id: record?._id, b64_json: e.image.b64Json, output_format: e.image.outputFormat, size: e.image.size, created_at: Math.floor(Date.now() / 1000) }) });
         }
         cancelled = out.clientGone;
@@ -152,6 +162,17 @@ export class ImagesService {
       out.fail(toGatewayError(err), traceId);
     } finally {
       billed.finish({ cancelled });
+    }
+  }
+
+  /** The provider's stream events, each final image stored as a record first. */
+  private async *storedEvents(events: AsyncIterable<ImageStreamEvent>, accountId: string, requestId: () => string, p: PreparedImages,
+    onStored: (record: ImageRecord) => void, onDone: (e: Extract<ImageStreamEvent, { type: 'done' }>) => void): AsyncGenerator<StoredImageEvent> {
+    for await (const event of events) {
+      if (event.type === 'done') onDone(event);
+      const record = event.type === 'completed' ? await this.store(accountId, requestId(), p, event.image, event.index) : null;
+      if (record) onStored(record);
+      yield { event, record };
     }
   }
 

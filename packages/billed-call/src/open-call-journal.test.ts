@@ -1,10 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createBatchingPublisher, createBus, createOutbox, type BatchingPublisher, type Bus, type Outbox, type Subscription } from '@gw/bus';
-import { newRequestId } from '@gw/platform';
+import { createLogger, newRequestId } from '@gw/platform';
 import { TOPICS, type UsageEvent } from '@gw/proto';
-import { eventually, openTestStore, silentLogger, STORE_ENGINES, type TestStore } from '../async-chat/chat-job-test-support';
-import { OPEN_CALLS_COLLECTION, OpenCallJournal, type OpenCallDoc, type OpenCallStart } from './open-call-journal';
+import { createStore, type Store } from '@gw/store';
+import { OPEN_CALLS_COLLECTION, OpenCallJournal, type MeasuredUsage, type OpenCallDoc, type OpenCallStart } from './open-call-journal';
 
 jest.setTimeout(30_000);
+
+const silentLogger = () => createLogger('open-call-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+/** The embedded engine always; the MongoDB-wire server too when the jest setup exported `MONGO_URL`. */
+const STORE_ENGINES: Array<'embedded' | 'mongo'> = process.env.MONGO_URL ? ['embedded', 'mongo'] : ['embedded'];
+
+interface TestStore {
+  store: Store;
+  dispose(): Promise<void>;
+}
+
+async function openTestStore(engine: 'embedded' | 'mongo'): Promise<TestStore> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-open-calls-'));
+  let store: Store;
+  if (engine === 'mongo') {
+    const url = new URL(process.env.MONGO_URL!);
+    url.pathname = `/open_calls_test_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    store = createStore({ engine: 'mongo', url: url.toString() });
+  } else {
+    store = createStore({ engine: 'embedded', dataDir: dir });
+  }
+  return { store, dispose: async () => { await store.close(); await rm(dir, { recursive: true, force: true }); } };
+}
+
+async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('condition not met in time');
+}
 
 const LEASE_MS = 10_000;
 const CHECKPOINT_MS = 1_000;
@@ -19,10 +53,10 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
   const published: UsageEvent[] = [];
   const journals: OpenCallJournal[] = [];
 
-  /** One inference instance's journal; all of them share the store, the outbox and the clock. */
+  /** One service instance's journal; all of them share the store, the outbox and the clock. */
   const instance = (name: string) => {
     const j = new OpenCallJournal({
-      store: t.store, publisher, logger: silentLogger(), leaseMs: LEASE_MS, checkpointMs: CHECKPOINT_MS, sweepMs: 60_000,
+      store: t.store, publisher, logger: silentLogger(), serviceName: 'test', leaseMs: LEASE_MS, checkpointMs: CHECKPOINT_MS, sweepMs: 60_000,
       instanceId: name, now: () => clock,
     });
     journals.push(j);
@@ -152,5 +186,56 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
     clock += CHECKPOINT_MS / 2;
     call.noteOutput(1);
     await eventually(async () => (await stored()) === 103);
+  });
+  describe('a stream whose line measures its usage (media)', () => {
+    const speech = (usage: MeasuredUsage) => stream({ apiType: 'speech', model: 'test/speech', promptChars: 400, usage });
+    const seconds = (s: number) => ({ audio_duration_seconds: s }) as MeasuredUsage;
+
+    it('is billed the usage of its last checkpoint as measured, with no token estimate', async () => {
+      const dead = instance('dead');
+      const call = dead.begin(speech(seconds(0)));
+      await call.sendingTo('sim', 'dep-speech');
+      clock += CHECKPOINT_MS;
+      call.noteOutput(0, { providerResponseId: 'req_1', usage: seconds(2.5) });
+      await eventually(async () => (await entries())[0]?.usage?.audio_duration_seconds === 2.5);
+      clock += LEASE_MS + 1;
+      expect(await instance('survivor').recoverLapsed()).toBe(1);
+      await eventually(() => published.length === 1);
+      expect(published[0]).toMatchObject({
+        request_id: call.requestId, api_type: 'speech', deployment: 'dep-speech', provider_response_id: 'req_1', status: 'failed', usage_estimated: true, media_ids: [],
+      });
+      expect(published[0].usage).toEqual(expect.objectContaining({ audio_duration_seconds: 2.5 }));
+      expect(published[0].usage?.prompt_tokens ?? 0).toBe(0);
+    });
+
+    it('dying before any progress bills its opening usage (a transcription: the audio it sent)', async () => {
+      const dead = instance('dead');
+      const call = dead.begin({ ...speech(seconds(7)), apiType: 'transcription' });
+      await call.sendingTo('sim', 'dep-transcribe');
+      clock += LEASE_MS + 1;
+      expect(await instance('survivor').recoverLapsed()).toBe(1);
+      await eventually(() => published.length === 1);
+      expect(published[0]).toMatchObject({ request_id: call.requestId, api_type: 'transcription' });
+      expect(published[0].usage).toEqual(expect.objectContaining({ audio_duration_seconds: 7 }));
+      expect(published[0].usage?.prompt_tokens ?? 0).toBe(0);
+    });
+
+    it('writes each new produced item (an image record) at once, not at the next interval, and bills it with its id', async () => {
+      const dead = instance('dead');
+      const call = dead.begin({ ...speech({ generated_images: 0 } as MeasuredUsage), apiType: 'image' });
+      await call.sendingTo('sim', 'dep-image');
+      call.noteOutput(0, { usage: { generated_images: 1 } as MeasuredUsage, mediaIds: ['img_1'] });
+      call.noteOutput(0, { usage: { generated_images: 2 } as MeasuredUsage, mediaIds: ['img_1', 'img_2'] });
+      // No time passed: only new items are written this soon; partial progress without one waits for the interval.
+      await eventually(async () => (await entries())[0]?.media_ids?.length === 2);
+      call.noteOutput(0, { usage: { generated_images: 3 } as MeasuredUsage });
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await entries())[0]).toMatchObject({ usage: { generated_images: 2 }, media_ids: ['img_1', 'img_2'] });
+      clock += LEASE_MS + 1;
+      expect(await instance('survivor').recoverLapsed()).toBe(1);
+      await eventually(() => published.length === 1);
+      expect(published[0]).toMatchObject({ request_id: call.requestId, api_type: 'image', media_ids: ['img_1', 'img_2'] });
+      expect(published[0].usage).toEqual(expect.objectContaining({ generated_images: 2 }));
+    });
   });
 });

@@ -1,12 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import type { CallHold } from '@gw/billed-call';
+import { z } from 'zod';
 import type { TypedPublisher } from '@gw/bus';
 import type { Logger } from '@gw/platform';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Collection, Doc, Store } from '@gw/store';
-import { estimatedTokens } from './usage-estimate';
+import type { CallHold } from './billed-call';
+import { estimatedTokens, estimatedUsageEvent } from './recovered-usage';
 
 export const OPEN_CALLS_COLLECTION = 'open_calls';
+
+/** The usage a line measures itself as it streams (seconds of audio, images), in the usage event's shape. */
+export type MeasuredUsage = NonNullable<UsageEvent['usage']>;
+
+/** The journal's settings, the same in every service that streams (config through each service's schema). */
+export const openCallJournalEnv = {
+  /**
+   * Open-call journal: a stream's entry is leased by its instance and renewed every third of this; once it has
+   * lapsed this long (the instance died), any instance bills the stream with the usage of its last checkpoint.
+   */
+  OPEN_CALL_LEASE_MS: z.coerce.number().int().positive().default(15_000),
+  /** A stream's progress (generated text, measured usage so far) is written at most once per this interval. */
+  OPEN_CALL_CHECKPOINT_MS: z.coerce.number().int().positive().default(1_000),
+  /** How often each instance looks for lapsed open calls to bill. */
+  OPEN_CALL_SWEEP_MS: z.coerce.number().int().positive().default(5_000),
+};
 
 /**
  * A streamed call under way, written when its request goes to the provider (so before any byte reaches the
@@ -32,6 +49,13 @@ export interface OpenCallDoc extends Doc {
   provider_response_id: string;
   served_model: string;
   checkpoint_at_ms: number;
+  /**
+   * Usage the line measured as of the last checkpoint (media: seconds of audio sent, images stored); billed as it
+   * is when present. Absent (text streams): tokens are estimated from `prompt_tokens_estimate` and `output_chars`.
+   */
+  usage?: MeasuredUsage;
+  /** The gateway's ids of what the stream produced so far (image records), for the billing lookup. */
+  media_ids?: string[];
   /** The spend grant the call runs under and its share (absent: its hold, if any, is its own). */
   hold_id?: string;
   hold_micros?: number;
@@ -46,9 +70,20 @@ export interface OpenCallStart {
   accountId: string;
   keyHash: string;
   model: string;
-  apiType: 'chat' | 'responses' | 'messages';
+  apiType: string;
   startedAt: number;
   promptChars: number;
+  /** Lines that measure their usage: what the stream bills if it ends before any progress (else estimated from text). */
+  usage?: MeasuredUsage;
+}
+
+/** One stream's progress: the generated text's size, the provider's ids, and measured usage where the line has it. */
+export interface OpenCallProgress {
+  providerResponseId?: string;
+  servedModel?: string;
+  usage?: MeasuredUsage;
+  /** Every id produced so far; a new one is written at once, not at the next interval (each is a billed item). */
+  mediaIds?: string[];
 }
 
 export interface OpenCallJournalOptions {
@@ -60,6 +95,8 @@ export interface OpenCallJournalOptions {
   /** At most one progress write per stream per this interval. */
   checkpointMs: number;
   sweepMs: number;
+  /** Names this instance's entries (with a random suffix) unless `instanceId` is given. */
+  serviceName: string;
   instanceId?: string;
   now?: () => number;
 }
@@ -75,6 +112,8 @@ const SWEEP_BATCH = 100;
  * find-one-and-update, publishes a usage event estimated from the last checkpoint and marked
  * `usage_estimated`, then deletes the entry. A claimer that dies before the delete lets its claim lapse and
  * the entry is published again: billing is idempotent on the request id, so it is charged once.
+ * Every service that streams (inference, media) keeps its entries here; an entry carries all its usage event
+ * needs, so an instance of any of them that shares the store may bill it.
  */
 export class OpenCallJournal {
   readonly instanceId: string;
@@ -86,7 +125,7 @@ export class OpenCallJournal {
   private running = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: OpenCallJournalOptions) {
-    this.instanceId = opts.instanceId ?? `inference-${randomUUID()}`;
+    this.instanceId = opts.instanceId ?? `${opts.serviceName}-${randomUUID()}`;
     this.calls = opts.store.collection<OpenCallDoc>(OPEN_CALLS_COLLECTION);
     this.now = opts.now ?? Date.now;
     this.logger = opts.logger.child({ component: 'open-call-journal' });
@@ -155,6 +194,7 @@ export class OpenCallJournal {
         provider_response_id: '',
         served_model: '',
         checkpoint_at_ms: now,
+        ...(start.usage ? { usage: start.usage } : {}),
         ...(start.hold.grant ? { hold_id: start.hold.holdId, hold_micros: start.hold.micros } : {}),
         ...(start.traceId ? { trace_id: start.traceId } : {}),
       });
@@ -202,7 +242,7 @@ export class OpenCallJournal {
   }
 
   /** @internal progress of one stream; only the owner's write lands. */
-  async checkpoint(id: string, progress: Pick<OpenCallDoc, 'output_chars' | 'provider_response_id' | 'served_model'>): Promise<void> {
+  async checkpoint(id: string, progress: Pick<OpenCallDoc, 'output_chars' | 'provider_response_id' | 'served_model' | 'usage' | 'media_ids'>): Promise<void> {
     await this.calls.updateOne({ _id: id, owner: this.instanceId }, { $set: { ...progress, checkpoint_at_ms: this.now() } });
   }
 
@@ -235,12 +275,17 @@ export class OpenCall {
   private outputChars = 0;
   private providerResponseId = '';
   private servedModel = '';
+  private usage: MeasuredUsage | undefined;
+  private mediaIds: string[] = [];
   private lastWriteAt: number;
   private checkpointing = false;
+  /** A new media id arrived while a checkpoint was being written: write again once it is done. */
+  private newItemPending = false;
   private closed = false;
 
   constructor(private readonly journal: OpenCallJournal, private readonly start: OpenCallStart) {
     this.lastWriteAt = journal.clock();
+    this.usage = start.usage;
   }
 
   get requestId(): string {
@@ -252,17 +297,37 @@ export class OpenCall {
     this.written = await this.journal.write(this.start, providerName, deploymentId, this.written);
   }
 
-  noteOutput(chars: number, ids: { providerResponseId?: string; servedModel?: string } = {}): void {
+  noteOutput(chars: number, progress: OpenCallProgress = {}): void {
     this.outputChars += chars;
-    if (ids.providerResponseId) this.providerResponseId = ids.providerResponseId;
-    if (ids.servedModel) this.servedModel = ids.servedModel;
+    if (progress.providerResponseId) this.providerResponseId = progress.providerResponseId;
+    if (progress.servedModel) this.servedModel = progress.servedModel;
+    if (progress.usage) this.usage = progress.usage;
+    const newItem = (progress.mediaIds?.length ?? 0) > this.mediaIds.length;
+    if (newItem) this.mediaIds = [...progress.mediaIds!];
+    if (!this.written || this.closed) return;
+    if (this.checkpointing) {
+      this.newItemPending ||= newItem;
+      return;
+    }
     const now = this.journal.clock();
-    if (!this.written || this.closed || this.checkpointing || now - this.lastWriteAt < this.journal.checkpointMs) return;
+    if (!newItem && now - this.lastWriteAt < this.journal.checkpointMs) return;
+    this.writeCheckpoint(now);
+  }
+
+  private writeCheckpoint(now: number): void {
     this.checkpointing = true;
     this.lastWriteAt = now;
-    this.journal.checkpoint(this.requestId, { output_chars: this.outputChars, provider_response_id: this.providerResponseId, served_model: this.servedModel })
+    this.journal.checkpoint(this.requestId, {
+      output_chars: this.outputChars, provider_response_id: this.providerResponseId, served_model: this.servedModel,
+      ...(this.usage ? { usage: this.usage } : {}), ...(this.mediaIds.length > 0 ? { media_ids: this.mediaIds } : {}),
+    })
       .catch((err) => this.journal.warn(err, this.requestId, 'open-call checkpoint failed'))
-      .finally(() => { this.checkpointing = false; });
+      .finally(() => {
+        this.checkpointing = false;
+        if (!this.newItemPending || this.closed) return;
+        this.newItemPending = false;
+        this.writeCheckpoint(this.journal.clock());
+      });
   }
 
   /**
@@ -285,33 +350,4 @@ export class OpenCall {
     if (!this.written) return;
     this.journal.remove(this.requestId, afterFlush).catch((err) => this.journal.warn(err, this.requestId, 'open-call entry not removed; billed again only if this instance dies, and billing drops a duplicate'));
   }
-}
-
-/** The usage event for an entry whose instance died: what the last checkpoint saw, marked as an estimate. */
-export function estimatedUsageEvent(doc: OpenCallDoc): UsageEvent {
-  const completion = estimatedTokens(doc.output_chars);
-  return {
-    request_id: doc._id,
-    account_id: doc.account_id,
-    media_ids: [],
-    key_hash: doc.key_hash,
-    model: doc.model,
-    provider: doc.provider,
-    deployment: doc.deployment,
-    api_type: doc.api_type,
-    provider_response_id: doc.provider_response_id,
-    served_model: doc.served_model,
-    streamed: true,
-    cancelled: false,
-    finish_reason: '',
-    status: 'failed',
-    usage: { prompt_tokens: doc.prompt_tokens_estimate, completion_tokens: completion, total_tokens: doc.prompt_tokens_estimate + completion } as UsageEvent['usage'],
-    latency_ms: Math.max(0, doc.checkpoint_at_ms - doc.started_at_ms),
-    generation_time_ms: Math.max(0, doc.checkpoint_at_ms - doc.sent_at_ms),
-    created_at_ms: doc.started_at_ms,
-    usage_estimated: true,
-    hold_id: doc.hold_id ?? '',
-    hold_micros: doc.hold_micros ?? 0,
-    trace_id: doc.trace_id ?? '',
-  };
 }
