@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
+import { archiveEnv } from '@gw/call-archive';
 import { outboundGuardEnv } from '@gw/net-guard';
 import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
@@ -44,6 +45,7 @@ export const mediaConfigSchema = z.object({
   VIDEO_MAX_BYTES: positiveInt(1024 * 1024 * 1024),
   LOG_LEVEL: z.string().default('info'),
   ACCESS_LOG: bool(false),
+  ...archiveEnv,
   ...outboundGuardEnv,
   ...engineEnv,
   ...identitySecretEnv,

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Outbox } from '@gw/bus';
+import type { CallArchiver } from '@gw/call-archive';
 import { GatewayError, type Logger } from '@gw/platform';
 import {
   isRetryableUpstreamError, isTerminalNativeBatchStatus, type ChatCompletionRequest, type NativeBatchHandle, type NativeBatchLine, type NativeBatchLineResult, type NativeBatchState,
@@ -9,6 +10,7 @@ import type { Collection } from '@gw/store';
 import type { BatchDoc, BatchErrors, TerminalBatchStatus } from '../batches/batch-records';
 import { inputRequests } from '../batches/input-lines';
 import { lineId, linesInOrder, outputLineId, type LineDoc, type LineState } from './batch-lines';
+import { archiveProviderLines } from './provider-line-archive';
 import type { NativeBatchProviders, ProviderBatchRoute } from './provider-route';
 
 export interface ProviderRunDeps {
@@ -19,6 +21,8 @@ export interface ProviderRunDeps {
   pollMs: number;
   maxLineBytes: number;
   logger: Logger;
+  /** Each answered line's request and output, archived under the line's request id. */
+  archive?: CallArchiver;
   now?: () => number;
 }
 
@@ -78,7 +82,10 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
   }
 
   const state = await pollToEnd(deps, batch, route, handle, signal);
-  if (state.hasResults) await recordResults(deps, batch, route, route.provider.results(handle, route.target, signal));
+  if (state.hasResults) {
+    await recordResults(deps, batch, route, route.provider.results(handle, route.target, signal));
+    if (deps.archive) await archiveProviderLines(deps.archive, deps.lines, batch, await input(), deps.maxLineBytes);
+  }
   const settled: Record<string, LineState> = { expired: 'expired', cancelled: 'cancelled', completed: 'failed', failed: 'failed' };
   const unanswered = settled[state.status];
   const failure = state.error ?? { code: 'missing_result', message: 'The provider returned no result for this request' };

@@ -5,7 +5,7 @@ import { callBounds, inferenceBilledCalls, type BilledCallDeps, type CallPlan, t
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { Route } from '../routing/deployment-router';
 import { chatChunkChars, promptChars } from '../usage/usage-estimate';
-import type { CallArchiver } from '../archive/call-archiver';
+import type { CallArchiver } from '@gw/call-archive';
 import { ChatStreamAssembler, tapped } from '../archive/stream-assembly';
 import { routesHonouring, validateChatBody, validateChatForModel } from './validate-chat-request';
 

@@ -12,7 +12,7 @@ import { validateCountTokensRequest } from './messages-rules';
 import { messagesPromptEstimate } from './native-model-checks';
 import { NATIVE_API_RULES } from './native-api-rules';
 import type { NativeTranslators } from './native-translators';
-import type { CallArchiver } from '../archive/call-archiver';
+import type { CallArchiver } from '@gw/call-archive';
 import { nativeStreamAssembler, tapped } from '../archive/stream-assembly';
 
 export interface NativeDeps extends BilledCallDeps {
