@@ -1,1 +1,2 @@
 export * from './billed-call';
+export * from './call-failed-event';

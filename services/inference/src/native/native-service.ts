@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { StreamOutcome } from '@gw/billed-call';
 import type { CatalogModel } from '@gw/catalog';
 import { InputError, NotFoundError, type Identity, type Logger } from '@gw/platform';
 import type { ChatCompletionRequest, NativeApi, NativeApiTranslator, NativeEvent, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
@@ -34,7 +35,7 @@ export interface StartedNativeStream {
   requestId: string;
   events: AsyncIterable<NativeEvent>;
   /** Bills what the stream produced; call once, after iteration ended (normally or not). */
-  finish(outcome: { cancelled: boolean }): void;
+  finish(outcome: StreamOutcome): void;
 }
 
 interface Prepared {

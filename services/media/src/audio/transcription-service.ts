@@ -104,6 +104,7 @@ export class TranscriptionService {
     });
     const out = writer(billed.requestId);
     out.open();
+    let failed = false;
     try {
       for await (const e of billed.items) {
         if (e.type === 'delta') out.event({ data: JSON.stringify({ type: 'transcript.text.delta', delta: e.delta }) });
@@ -115,9 +116,10 @@ export class TranscriptionService {
       out.end();
     } catch (err) {
       // After the first byte a failure is the stream's own error event; the audio sent is still billed.
+      failed = true;
       out.fail(toGatewayError(err), traceId);
     } finally {
-      billed.finish({ cancelled: out.clientGone });
+      billed.finish({ cancelled: out.clientGone, failed });
       this.deps.archive.record({
         requestId: billed.requestId, identity, apiType: 'transcription', model: p.model, providerResponseId: done?.providerResponseId ?? '', streamed: true,
         request: p.archived, response: done ? { text: done.text, usage: withSeconds(done, p.inputSeconds) } : null, startedAtMs, traceId,

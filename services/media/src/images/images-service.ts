@@ -143,6 +143,7 @@ export class ImagesService {
     const out = writer(billed.requestId);
     out.open();
     let cancelled = false;
+    let failed = false;
     try {
       for await (const e of billed.items) {
         if (e.type === 'done') done = e;
@@ -158,9 +159,10 @@ export class ImagesService {
       out.end();
     } catch (err) {
       // After the first byte a failure is the stream's own error event; what was stored is still billed.
+      failed = true;
       out.fail(toGatewayError(err), traceId);
     } finally {
-      billed.finish({ cancelled });
+      billed.finish({ cancelled, failed });
       this.deps.archive.record({
         requestId: billed.requestId, identity, apiType: 'image', model: p.model, providerResponseId: done?.providerResponseId ?? '', streamed: true,
         request: p.request, response: { data: stored.map((id) => ({ id })), usage: done?.usage ?? null, completed: done !== null }, startedAtMs, traceId,
