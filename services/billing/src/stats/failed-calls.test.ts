@@ -6,7 +6,7 @@ import { BILLING_TEST_SECRET, Engines, eventually, silentLogger, STORE_ENGINES, 
 import { createFailedCallsHandler, FAILED_CALL_RETENTION_MS, failedCallsCollection, sweepFailedCalls } from './failed-calls';
 import { pruneCountedPostings, usageStatsCollection } from './usage-stats';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const T0 = Date.parse('2026-11-02T10:00:10Z');
 let sequence = 0;
@@ -55,8 +55,8 @@ describe.each(STORE_ENGINES)('failed calls in the statistics (%s store, events t
     // Reported again (a producer retry, or an async job's re-run failing the same way): counted once.
     await engines.bus.publish(TOPICS.callFailures, failures.slice(0, 2).map((value) => ({ key: value.account_id, value })));
     await engines.bus.publish(TOPICS.usage, usage.map((value) => ({ key: value.account_id, value })));
-    await eventually('every failure counted', async () => (await failedCallsCollection(engines.store).count({ state: 'applied' })) === failures.length);
-    await eventually('the usage applied', async () => (await ledgerCollection(engines.store).count({ state: 'applied' })) === usage.length);
+    await eventually('every failure counted', async () => (await failedCallsCollection(engines.store).count({ state: 'applied' })) === failures.length, 60_000);
+    await eventually('the usage applied', async () => (await ledgerCollection(engines.store).count({ state: 'applied' })) === usage.length, 60_000);
   });
 
   afterAll(async () => {
