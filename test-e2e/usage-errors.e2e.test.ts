@@ -1,6 +1,7 @@
 import { usdToMicros } from '@gw/platform';
 import { api, expectEnvelope, waitForBilledRequest } from './harness/api';
-import { E2E_MODEL, E2E_NATIVE_DROP_MODEL, E2E_NATIVE_ERROR_MODEL } from './harness/catalog';
+import { toFile } from 'openai';
+import { E2E_BATCH_OPENAI_MODEL, E2E_MODEL, E2E_NATIVE_DROP_MODEL, E2E_NATIVE_ERROR_MODEL } from './harness/catalog';
 import { waitFor } from './harness/ports';
 import { useStack } from './harness/stack';
 
@@ -16,7 +17,7 @@ interface UsageRow {
 }
 
 describe('failed calls in the usage statistics, through the edge (embedded)', () => {
-  const stack = useStack('embedded');
+  const stack = useStack('embedded', { env: { BATCH_PROVIDER_POLL_MS: '300', BATCH_POLL_MS: '200' } });
 
   it('an upstream 5xx and a stream that breaks midway are errors by kind; the broken stream is still billed', async () => {
     const startedAt = Date.now();
@@ -60,5 +61,25 @@ describe('failed calls in the usage statistics, through the edge (embedded)', ()
       return rows.length > 0;
     }, 60_000);
     expect(rows).toEqual([expect.objectContaining({ model: E2E_MODEL, requests: 1, errors: 0, client_errors: 1, error_kinds: { insufficient_balance: 1 } })]);
+  });
+
+  it('a provider-batch line the provider answered with an error is counted as a failed call of the batch', async () => {
+    const startedAt = Date.now();
+    const lines = [['ok', 'a fine line'], ['bad', 'sim-error-500 this line fails']].map(([id, content]) => JSON.stringify({
+      custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { model: E2E_BATCH_OPENAI_MODEL, messages: [{ role: 'user', content }] },
+    }));
+    const file = await stack.openai.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'input.jsonl'), purpose: 'batch' });
+    const created = await stack.openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    await waitFor(`batch ${created.id} done`, async () => ['completed', 'failed', 'expired'].includes((await stack.openai.batches.retrieve(created.id)).status), 90_000);
+    const from = Math.floor(startedAt / 1000) - 60;
+    let row: UsageRow | undefined;
+    await waitFor('the batch lines counted', async () => {
+      const rows = (await api(stack.baseURL, 'GET', `/usage?from=${from}&interval=hour&group_by=model,api_type`, { key: stack.key })).body.data as (UsageRow & { api_type: string })[];
+      row = rows.find((r) => r.model === E2E_BATCH_OPENAI_MODEL && r.api_type === 'batch');
+      return (row?.requests ?? 0) >= 2;
+    }, 60_000);
+    expect(row).toMatchObject({ requests: 2, errors: 1, client_errors: 0 });
+    // Kept under the provider's own error code for the line.
+    expect(Object.values(row!.error_kinds)).toEqual([1]);
   });
 });

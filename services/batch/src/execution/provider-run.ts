@@ -5,7 +5,8 @@ import { GatewayError, type Logger } from '@gw/platform';
 import {
   isRetryableUpstreamError, isTerminalNativeBatchStatus, type ChatCompletionRequest, type NativeBatchHandle, type NativeBatchLine, type NativeBatchLineResult, type NativeBatchState,
 } from '@gw/provider-spec';
-import { TOPICS, type UsageEvent } from '@gw/proto';
+import { TOPICS, type CallFailed, type UsageEvent } from '@gw/proto';
+import { isClientError } from '@gw/billed-call';
 import type { Collection } from '@gw/store';
 import type { BatchDoc, BatchErrors, TerminalBatchStatus } from '../batches/batch-records';
 import { inputRequests } from '../batches/input-lines';
@@ -49,7 +50,7 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, r
  * (asking upstream to cancel once the batch is `cancelling`), then maps the results onto the lines. Each
  * answered line is billed by a usage event (api_type `batch`, the line's request id, the batch price) sent
  * through the outbox before the line is marked answered, so a crash in between sends it again and billing
- * keeps it once.
+ * keeps it once. A line the provider answered with an error is reported as a failed call (the statistics).
  */
 export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, input: () => Promise<Readable>, signal: AbortSignal): Promise<ProviderOutcome> {
   const log = deps.logger.child({ batchId: batch._id });
@@ -150,6 +151,7 @@ async function recordResults(deps: ProviderRunDeps, batch: BatchDoc, route: Prov
     const docs = new Map((await deps.lines.find({ _id: { $in: ids }, state: 'pending' })).map((d) => [d._id, d]));
     const writes: { doc: LineDoc; state: LineState; output: object }[] = [];
     const usage: { key: string; value: UsageEvent }[] = [];
+    const failures: { key: string; value: CallFailed }[] = [];
     for (const r of page) {
       const n = lineOfKey(r.custom_id);
       const doc = n === null ? undefined : docs.get(lineId(batch._id, n));
@@ -161,11 +163,13 @@ async function recordResults(deps: ProviderRunDeps, batch: BatchDoc, route: Prov
         usage.push({ key: batch.account_id, value: usageEvent(batch, route, doc, r, now()) });
       } else {
         const state: LineState = r.outcome === 'errored' ? 'failed' : r.outcome;
+        if (r.outcome === 'errored') failures.push({ key: batch.account_id, value: failedLine(batch, route, doc, r.error, now()) });
         const response = r.error.upstreamStatus ? { status_code: r.error.upstreamStatus, request_id: doc.request_id, body: { error: { code: r.error.code, message: r.error.message } } } : null;
         writes.push({ doc, state, output: { id, custom_id: doc.custom_id, response, error: { code: r.error.code, message: r.error.message } } });
       }
     }
     if (usage.length > 0) await deps.outbox.publish(TOPICS.usage, usage);
+    if (failures.length > 0) await deps.outbox.publish(TOPICS.callFailures, failures);
     for (const w of writes) {
       await deps.lines.updateOne({ _id: w.doc._id, state: 'pending' }, { $set: { state: w.state, output_json: JSON.stringify(w.output), finished_at_ms: now() } });
     }
@@ -189,5 +193,14 @@ function usageEvent(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, r:
     hold_id: '', hold_micros: 0,
     media_ids: [],
     trace_id: batch.trace_id,
+  };
+}
+
+function failedLine(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, error: { code: string; upstreamStatus?: number }, nowMs: number): CallFailed {
+  const status = error.upstreamStatus ?? 502;
+  return {
+    request_id: doc.request_id, account_id: batch.account_id, key_hash: batch.identity.keyHash, model: batch.client_model ?? '',
+    provider: route.providerName, api_type: 'batch', error_kind: error.code, status, client_error: isClientError(status), streamed: false,
+    latency_ms: 0, created_at_ms: nowMs, trace_id: batch.trace_id,
   };
 }
