@@ -17,7 +17,8 @@ export interface SpeechCall {
   requestId: string;
   contentType: string;
   chunks: AsyncIterable<Buffer>;
-  finish(cancelled: boolean): void;
+  /** `failed`: the audio broke off after its first byte (billed for what was sent, counted as a failed call). */
+  finish(cancelled: boolean, failed?: boolean): void;
 }
 
 /**
@@ -83,8 +84,8 @@ export class SpeechService {
         providerResponseId: audio.providerResponseId, servedModel: route.target.providerModel, finishReason: 'stop',
       }),
     });
-    const finish = (cancelled: boolean) => {
-      billed.finish({ cancelled });
+    const finish = (cancelled: boolean, failed = false) => {
+      billed.finish({ cancelled, failed });
       // The audio is described, never kept: its type, how many bytes were sent, and the seconds billed.
       this.deps.archive.record({
         requestId: billed.requestId, identity, apiType: 'speech', model, providerResponseId: billed.stream.providerResponseId, streamed: true, request,
