@@ -35,7 +35,7 @@ describe('faults in the multi-process stack', () => {
     expect(ready.body.checks.store).toBe(true);
     // Its consumers rejoin in the background: the ledger's certainly has not yet; the archive's may have.
     expect(ready.body.degraded).toContain('usage-consumer');
-    expect(ready.body.degraded.every((d: string) => ['usage-consumer', 'archive-consumer'].includes(d))).toBe(true);
+    expect(ready.body.degraded.every((d: string) => ['usage-consumer', 'archive-consumer', 'call-failures-consumer'].includes(d))).toBe(true);
     expect(await spendableMicros(stack.baseURL, stack.key)).toBe(before);
     let call: Awaited<ReturnType<typeof api>> | undefined;
     // inference's billing channel reconnects with back-off after the restart.

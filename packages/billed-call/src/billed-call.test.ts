@@ -1,5 +1,6 @@
 import { createLogger, PaymentRequiredError, UpstreamError, type Identity } from '@gw/platform';
-import { BilledCalls, type BilledCallRecord, type RouteRef } from './billed-call';
+import { BilledCalls, type BilledCallRecord, type FailedCallRecord, type RouteRef } from './billed-call';
+import { callFailedEvent } from './call-failed-event';
 
 /**
  * The lifecycle on recording ports: the ports are this package's boundary (each service binds them to its
@@ -15,6 +16,7 @@ const route = (id: string, fails = false): Route => ({ providerName: `p-${id}`, 
 function harness(opts: { refuse?: boolean } = {}) {
   const log: string[] = [];
   const records: Array<BilledCallRecord<Route, 'images', Usage>> = [];
+  const failures: Array<FailedCallRecord<Route, 'images'>> = [];
   const calls = new BilledCalls<Route, 'images', Usage, Plan>({
     holds: {
       reserve: async (_id, requestId) => {
@@ -39,6 +41,7 @@ function harness(opts: { refuse?: boolean } = {}) {
     },
     usage: {
       record: (call) => { records.push(call); log.push(`record ${call.requestId}`); },
+      failed: (call) => { failures.push(call); log.push(`failed ${call.requestId}`); },
       openStream: (start) => {
         log.push(`journal ${start.apiType} ${start.promptChars}`);
         return {
@@ -51,7 +54,7 @@ function harness(opts: { refuse?: boolean } = {}) {
     },
     logger: createLogger('billed-call-test', 'silent'),
   });
-  return { calls, log, records };
+  return { calls, log, records, failures };
 }
 
 const spec = (routes: Route[], requestId?: string) => ({ apiType: 'images' as const, identity, traceId: 't', model: 'm', plan: { routes }, requestId });
@@ -83,20 +86,28 @@ describe('BilledCalls.call', () => {
     expect(records.map((r) => [r.requestId, r.usage])).toEqual([['br-job', null]]);
   });
 
-  it('a failure before the provider answered releases the hold and bills nothing', async () => {
-    const { calls, log, records } = harness();
-    await expect(calls.call({ ...spec([route('a', true)]), send, usageOf: () => { throw new Error('not reached'); } })).rejects.toThrow('down');
-    expect(log).toEqual([expect.stringMatching(/^reserve br-/), expect.stringMatching(/^release br-/)]);
+  it('a failure before the provider answered releases the hold, bills nothing, and is reported once with the route tried last', async () => {
+    const { calls, log, records, failures } = harness();
+    await expect(calls.call({ ...spec([route('a', true), route('b', true)]), send, usageOf: () => { throw new Error('not reached'); } })).rejects.toThrow('down');
+    expect(log).toEqual([expect.stringMatching(/^reserve br-/), expect.stringMatching(/^release br-/), expect.stringMatching(/^failed br-/)]);
     expect(records).toEqual([]);
+    expect(failures).toEqual([expect.objectContaining({
+      model: 'm', apiType: 'images', route: expect.objectContaining({ providerName: 'p-b' }), errorKind: 'upstream_error', status: 502, clientError: false, streamed: false,
+    })]);
+    expect(callFailedEvent(failures[0], failures[0].startedAt + 40)).toEqual({
+      request_id: failures[0].requestId, account_id: 'acct_1', key_hash: 'kh_1', model: 'm', provider: 'p-b', api_type: 'images',
+      error_kind: 'upstream_error', status: 502, client_error: false, streamed: false, latency_ms: 40, created_at_ms: failures[0].startedAt, trace_id: 't',
+    });
   });
 
-  it('a refused hold calls no provider and releases nothing', async () => {
-    const { calls, log } = harness({ refuse: true });
+  it("a refused hold calls no provider, releases nothing, and is reported as the caller's failure", async () => {
+    const { calls, log, failures } = harness({ refuse: true });
     let sent = false;
     await expect(calls.call({ ...spec([route('a')]), send: async () => { sent = true; }, usageOf: () => ({ usage: null, providerResponseId: '', servedModel: '', finishReason: '' }) }))
       .rejects.toBeInstanceOf(PaymentRequiredError);
     expect(sent).toBe(false);
-    expect(log).toEqual([]);
+    expect(log).toEqual([expect.stringMatching(/^failed br-/)]);
+    expect(failures).toEqual([expect.objectContaining({ route: null, errorKind: 'insufficient_balance', status: 402, clientError: true })]);
   });
 });
 
@@ -133,13 +144,23 @@ describe('BilledCalls.stream', () => {
     const s = await calls.stream(streamSpec([route('a')]));
     for await (const _ of s.items) break;
     s.finish({ cancelled: true });
-    expect(records).toEqual([expect.objectContaining({ requestId: s.requestId, cancelled: true, usage: { tokens: 2 } })]);
+    expect(records).toEqual([expect.objectContaining({ requestId: s.requestId, cancelled: true, failed: false, usage: { tokens: 2 } })]);
   });
 
-  it('a stream no route opened releases its hold, discards its journal entry and bills nothing', async () => {
-    const { calls, log, records } = harness();
+  it('a stream that broke after its first byte bills what was generated, marked failed, and reports no second failure', async () => {
+    const { calls, records, failures } = harness();
+    const s = await calls.stream(streamSpec([route('a')]));
+    for await (const _ of s.items) break;
+    s.finish({ cancelled: false, failed: true });
+    expect(records).toEqual([expect.objectContaining({ requestId: s.requestId, cancelled: false, failed: true, usage: { tokens: 2 } })]);
+    expect(failures).toEqual([]);
+  });
+
+  it('a stream no route opened releases its hold, discards its journal entry, bills nothing and is reported', async () => {
+    const { calls, log, records, failures } = harness();
     await expect(calls.stream(streamSpec([route('a', true)]))).rejects.toThrow('down');
-    expect(log).toEqual([expect.stringMatching(/^reserve /), 'journal images 11', 'sending a', expect.stringMatching(/^release /), 'discard']);
+    expect(log).toEqual([expect.stringMatching(/^reserve /), 'journal images 11', 'sending a', expect.stringMatching(/^release /), expect.stringMatching(/^failed /), 'discard']);
     expect(records).toEqual([]);
+    expect(failures).toEqual([expect.objectContaining({ streamed: true, errorKind: 'upstream_error', route: expect.objectContaining({ providerName: 'p-a' }) })]);
   });
 });

@@ -1,4 +1,4 @@
-import { newRequestId, type Identity, type Logger } from '@gw/platform';
+import { newRequestId, toGatewayError, type Identity, type Logger } from '@gw/platform';
 
 /**
  * The billed call: one lifecycle for every line that calls a provider for an account (chat, responses,
@@ -7,7 +7,8 @@ import { newRequestId, type Identity, type Logger } from '@gw/platform';
  *   prepare (the line's own validation) → authorize (a spend hold) → request id → route with fallback
  *   → usage → settle (the usage event, which settles the hold in billing) → finish, exactly once.
  *
- * A failure before the provider answered releases the hold and bills nothing; a stream is journaled before
+ * A failure before the provider answered releases the hold, bills nothing and is reported (for the statistics);
+ * a stream that fails after its first byte bills what was generated, marked failed; a stream is journaled before
  * each provider attempt (so a stream this instance cannot finish is still billed) and its finish bills what
  * was generated, also after the client left. The lifecycle knows nothing of any line's formats: a line gives
  * its `apiType`, how to send to a route, and how to read usage from what came back.
@@ -52,9 +53,31 @@ export interface BilledCallRecord<R extends RouteRef, A extends string, U> {
   usage: U | null;
   streamed: boolean;
   cancelled: boolean;
+  /** A stream that failed after its first byte: billed for what it generated, and counted as a failed call. */
+  failed: boolean;
   startedAt: number;
   firstByteAt: number;
   /** The trace id of the request that made the call, carried into its billing record. */
+  traceId: string;
+}
+
+/**
+ * A call that ended without an answer to bill: refused by its spend hold, or failed at every route it tried.
+ * Reported once per call for the statistics; `clientError` separates what the caller can fix from failures.
+ */
+export interface FailedCallRecord<R extends RouteRef, A extends string> {
+  requestId: string;
+  identity: Identity;
+  model: string;
+  apiType: A;
+  /** The route tried last; null when the call was refused before any. */
+  route: R | null;
+  /** The error's code and HTTP status, as the caller saw them. */
+  errorKind: string;
+  status: number;
+  clientError: boolean;
+  streamed: boolean;
+  startedAt: number;
   traceId: string;
 }
 
@@ -103,6 +126,8 @@ export interface BilledCallPorts<R extends RouteRef, A extends string, U, Plan> 
   };
   usage: {
     record(call: BilledCallRecord<R, A, U>): void;
+    /** A call that failed without usage (best effort, off the caller's path). */
+    failed(call: FailedCallRecord<R, A>): void;
     openStream(start: JournalStart<A, U>): StreamJournal<U>;
   };
   logger: Logger;
@@ -147,28 +172,36 @@ export interface BilledStream<S, E, R = RouteRef> {
   /** The route that opened the stream. */
   route: R;
   items: AsyncIterable<E>;
-  /** Bills what the stream produced. Call after iteration ended; later calls do nothing. */
-  finish(outcome: { cancelled: boolean }): void;
+  /** Bills what the stream produced (`failed`: it broke after its first byte). Call after iteration ended; later calls do nothing. */
+  finish(outcome: StreamOutcome): void;
+}
+
+export interface StreamOutcome {
+  cancelled: boolean;
+  failed?: boolean;
 }
 
 export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
   constructor(private readonly ports: BilledCallPorts<R, A, U, Plan>) {}
 
   async call<T>(spec: UnaryCallSpec<R, A, Plan, T, U>): Promise<{ requestId: string; result: T; route: R }> {
-    const { requestId, hold, log, startedAt } = await this.authorize(spec);
-    const { result, route } = await this.releasedOnFailure(spec, hold,
-      () => this.ports.router.attempt(spec.plan, (r) => spec.send(r, requestId), log));
-    this.settle(spec, requestId, hold, route, spec.usageOf(result, route), { streamed: false, cancelled: false, startedAt, firstByteAt: startedAt }, log);
+    const { requestId, hold, log, startedAt } = await this.authorize(spec, false);
+    let tried: R | null = null;
+    const { result, route } = await this.releasedOnFailure(spec, hold, { requestId, startedAt, streamed: false, tried: () => tried },
+      () => this.ports.router.attempt(spec.plan, (r) => { tried = r; return spec.send(r, requestId); }, log));
+    this.settle(spec, requestId, hold, route, spec.usageOf(result, route), { streamed: false, cancelled: false, failed: false, startedAt, firstByteAt: startedAt }, log);
     return { requestId, result, route };
   }
 
   async stream<S, E>(spec: StreamCallSpec<R, A, Plan, S, E, U>): Promise<BilledStream<S, E, R>> {
-    const { requestId, hold, log, startedAt } = await this.authorize(spec);
+    const { requestId, hold, log, startedAt } = await this.authorize(spec, true);
+    let tried: R | null = null;
     const journal = this.ports.usage.openStream({
       requestId, traceId: spec.traceId, hold, accountId: spec.identity.accountId, keyHash: spec.identity.keyHash, model: spec.model, apiType: spec.apiType,
       startedAt, promptChars: spec.promptChars, ...(spec.openingUsage !== undefined ? { usage: spec.openingUsage } : {}),
     });
-    const { result: stream, route } = await this.releasedOnFailure(spec, hold, () => this.ports.router.attempt(spec.plan, async (r) => {
+    const { result: stream, route } = await this.releasedOnFailure(spec, hold, { requestId, startedAt, streamed: true, tried: () => tried }, () => this.ports.router.attempt(spec.plan, async (r) => {
+      tried = r;
       await journal.sendingTo(r.providerName, r.deployment.id);
       return spec.open(r, requestId);
     }, log)).catch((err: unknown) => { journal.discard(); throw err; });
@@ -182,37 +215,69 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
         const { chars, ...progress } = spec.progress(item, stream);
         journal.noteOutput(chars, progress);
       }),
-      finish: ({ cancelled }) => {
+      finish: ({ cancelled, failed = false }) => {
         if (finished) return;
         finished = true;
-        this.settle(spec, requestId, hold, route, spec.usageOf(stream, route), { streamed: true, cancelled, startedAt, firstByteAt }, log);
+        this.settle(spec, requestId, hold, route, spec.usageOf(stream, route), { streamed: true, cancelled, failed, startedAt, firstByteAt }, log);
         journal.close();
       },
     };
   }
 
-  private async authorize(spec: CallSpec<A, Plan>): Promise<{ requestId: string; hold: CallHold; log: Logger; startedAt: number }> {
+  private async authorize(spec: CallSpec<A, Plan>, streamed: boolean): Promise<{ requestId: string; hold: CallHold; log: Logger; startedAt: number }> {
     const requestId = spec.requestId ?? newRequestId();
+    const startedAt = Date.now();
     // Settled by billing from the usage event; released below if the call fails.
-    const hold = await this.ports.holds.reserve(spec.identity, requestId, spec.plan, spec.traceId, spec.requestId !== undefined);
-    return { requestId, hold, log: this.ports.logger.child({ traceId: spec.traceId, requestId }), startedAt: Date.now() };
+    let hold: CallHold;
+    try {
+      hold = await this.ports.holds.reserve(spec.identity, requestId, spec.plan, spec.traceId, spec.requestId !== undefined);
+    } catch (err) {
+      this.reportFailure(spec, { requestId, startedAt, streamed, tried: () => null }, err);
+      throw err;
+    }
+    return { requestId, hold, log: this.ports.logger.child({ traceId: spec.traceId, requestId }), startedAt };
   }
 
-  /** Nothing generated, nothing billed: the hold goes back. */
-  private async releasedOnFailure<T>(spec: CallSpec<A, Plan>, hold: CallHold, run: () => Promise<T>): Promise<T> {
+  /** Nothing generated, nothing billed: the hold goes back, and the failure is reported. */
+  private async releasedOnFailure<T>(spec: CallSpec<A, Plan>, hold: CallHold, attempt: FailureContext<R>, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
       this.ports.holds.release(spec.identity, hold, spec.traceId);
+      this.reportFailure(spec, attempt, err);
       throw err;
     }
   }
 
+  private reportFailure(spec: CallSpec<A, Plan>, attempt: FailureContext<R>, err: unknown): void {
+    const e = toGatewayError(err);
+    this.ports.usage.failed({
+      requestId: attempt.requestId, identity: spec.identity, model: spec.model, apiType: spec.apiType, route: attempt.tried(),
+      errorKind: e.code, status: e.status, clientError: isClientError(e.status), streamed: attempt.streamed, startedAt: attempt.startedAt, traceId: spec.traceId,
+    });
+  }
+
   private settle(spec: CallSpec<A, Plan>, requestId: string, hold: CallHold, route: R, outcome: CallOutcome<U>,
-    timing: { streamed: boolean; cancelled: boolean; startedAt: number; firstByteAt: number }, log: Logger): void {
+    timing: { streamed: boolean; cancelled: boolean; failed: boolean; startedAt: number; firstByteAt: number }, log: Logger): void {
     if (!outcome.usage) log.error({ deployment: route.deployment.id, apiType: spec.apiType }, 'call ended without usage; recording zero usage');
     this.ports.usage.record({ requestId, traceId: spec.traceId, identity: spec.identity, hold, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
   }
+}
+
+interface FailureContext<R> {
+  requestId: string;
+  startedAt: number;
+  streamed: boolean;
+  /** The route tried last, if any. */
+  tried: () => R | null;
+}
+
+/**
+ * The caller's own failure: a refusal it can fix (a 4xx, or a feature the gateway does not offer), apart from
+ * the provider's and the gateway's failures. A timeout (408) and a rate limit (429) are not the caller's.
+ */
+export function isClientError(status: number): boolean {
+  return (status >= 400 && status < 500 && status !== 408 && status !== 429) || status === 501;
 }
 
 /** Passes every item through unchanged, journaling it first (ending early ends the source too). */

@@ -29,7 +29,9 @@ export const accountSchemas: Record<string, Schema> = {
   }, ['request_id', 'streamed', 'created_at']),
   UsageRow: obj({
     start: str('ISO 8601'), end: str('ISO 8601'), model: str(), key_hash: str(), provider: str(), api_type: str(),
-    requests: int(), errors: int(), prompt_tokens: int(), completion_tokens: int(), list_cost: usd(), charged_cost: usd(),
+    requests: int('every counted call: billed, and failed without usage'), errors: int('failures not the caller\'s: provider, gateway, streams broken midway'),
+    client_errors: int('refusals the caller can fix (spend, invalid request)'), error_kinds: { type: 'object', additionalProperties: { type: 'integer' }, description: 'errors and client_errors by error code' },
+    prompt_tokens: int(), completion_tokens: int(), list_cost: usd(), charged_cost: usd(),
     latency_ms_p50: orNull(num()), latency_ms_p95: orNull(num()),
   }, ['start', 'end', 'requests', 'errors', 'list_cost', 'charged_cost']),
 

@@ -40,6 +40,7 @@ import type { BalanceChanged__Output } from './generated/gateway/events/v1/Balan
 import type { KeyChanged__Output } from './generated/gateway/events/v1/KeyChanged';
 import type { CallbackRequested__Output } from './generated/gateway/events/v1/CallbackRequested';
 import type { CallArchived__Output } from './generated/gateway/events/v1/CallArchived';
+import type { CallFailed__Output } from './generated/gateway/events/v1/CallFailed';
 export type { UsageEvent__Output as UsageEvent } from './generated/gateway/events/v1/UsageEvent';
 export type { Usage__Output as EventUsage } from './generated/gateway/events/v1/Usage';
 export type { BalanceChanged__Output as BalanceChanged } from './generated/gateway/events/v1/BalanceChanged';
@@ -47,6 +48,7 @@ export type { KeySpend__Output as KeySpend } from './generated/gateway/events/v1
 export type { KeyChanged__Output as KeyChanged } from './generated/gateway/events/v1/KeyChanged';
 export type { CallbackRequested__Output as CallbackRequested } from './generated/gateway/events/v1/CallbackRequested';
 export type { CallArchived__Output as CallArchived } from './generated/gateway/events/v1/CallArchived';
+export type { CallFailed__Output as CallFailed } from './generated/gateway/events/v1/CallFailed';
 
 /** Bus topics (each carries the JSON encoding of one events.proto message, see TopicMessages). */
 export const TOPICS = {
@@ -55,6 +57,7 @@ export const TOPICS = {
   keys: 'gateway.keys.v1',
   callbacks: 'gateway.callbacks.v1',
   archive: 'gateway.archive.v1',
+  callFailures: 'gateway.call-failures.v1',
 } as const;
 
 /** Each topic's message type: services narrow their bus to it (`TypedBus<TopicMessages>` in @gw/bus). */
@@ -64,6 +67,7 @@ export interface TopicMessages {
   [TOPICS.keys]: KeyChanged__Output;
   [TOPICS.callbacks]: CallbackRequested__Output;
   [TOPICS.archive]: CallArchived__Output;
+  [TOPICS.callFailures]: CallFailed__Output;
 }
 export type { PreauthorizeRequest } from './generated/gateway/billing/v1/PreauthorizeRequest';
 export type { PreauthorizeResponse__Output as PreauthorizeResult } from './generated/gateway/billing/v1/PreauthorizeResponse';

@@ -1,6 +1,7 @@
 import type { BlobStore } from '@gw/blobs';
 import { createOutbox, type Bus } from '@gw/bus';
 import { loadCatalog } from '@gw/catalog';
+import { openCallArchiver } from '@gw/call-archive';
 import { createInferenceClient } from '@gw/inference-client';
 import { JobWorkerPool } from '@gw/jobs';
 import { outboundPolicyFromConfig } from '@gw/net-guard';
@@ -69,7 +70,7 @@ export async function startBatchService({ config, store, bus, blobs, logger, env
             progressMs: config.BATCH_PROGRESS_MS, maxLineBytes: config.BATCH_LINE_MAX_BYTES,
           },
         },
-        provider: { outbox, providers: nativeBatches, pollMs: config.BATCH_PROVIDER_POLL_MS },
+        provider: { outbox, providers: nativeBatches, pollMs: config.BATCH_PROVIDER_POLL_MS, archive: openCallArchiver(config, outbox, logger, publisher) },
         finalize: { files: filesService, billing, callbacks, billingWaitMs: config.BATCH_BILLING_WAIT_MS, billingPollMs: 250 },
       }),
       workers: config.BATCH_WORKERS,

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
+import { archiveEnv } from '@gw/call-archive';
 import { outboundGuardEnv } from '@gw/net-guard';
 import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
@@ -45,6 +46,7 @@ export const batchConfigSchema = z.object({
   BATCH_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.string().default('info'),
   ACCESS_LOG: bool(false),
+  ...archiveEnv,
   ...outboundGuardEnv,
   ...engineEnv,
   ...identitySecretEnv,

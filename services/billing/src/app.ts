@@ -13,9 +13,11 @@ import { ensureLedgerIndexes, ledgerCollection } from './ledger';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer, USAGE_CONSUMER_GROUP } from './usage-consumer';
 import { ensureUsageStatsIndexes, pruneCountedPostings, usageStatsCollection } from './stats/usage-stats';
+import { createFailedCallsHandler, ensureFailedCallIndexes, failedCallsCollection, sweepFailedCalls } from './stats/failed-calls';
 import { CallArchive } from './archive/call-archive';
 
 export const ARCHIVE_CONSUMER_GROUP = 'billing-archive';
+export const FAILED_CALLS_CONSUMER_GROUP = 'billing-call-failures';
 /** Statistics rows drop the marks of settled postings once their minute is this old, checked this often. */
 const STATS_PRUNE_AFTER_MS = 5 * 60_000;
 const STATS_PRUNE_EVERY_MS = 60_000;
@@ -41,8 +43,11 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     await ensureLedgerIndexes(ledgerCollection(store));
     const stats = usageStatsCollection(store);
     await ensureUsageStatsIndexes(stats);
+    const failedCalls = failedCallsCollection(store);
+    await ensureFailedCallIndexes(failedCalls);
     const statsPruner = setInterval(() => {
-      pruneCountedPostings(stats, ledgerCollection(store), now().getTime() - STATS_PRUNE_AFTER_MS)
+      pruneCountedPostings(stats, [ledgerCollection(store), failedCalls], now().getTime() - STATS_PRUNE_AFTER_MS)
+        .then(() => sweepFailedCalls(failedCalls, now().getTime()))
         .catch((err: unknown) => logger.warn({ err }, 'statistics prune failed; retrying on the next tick'));
     }, STATS_PRUNE_EVERY_MS);
     statsPruner.unref();
@@ -61,6 +66,12 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
       topics: [TOPICS.archive], group: ARCHIVE_CONSUMER_GROUP, maxBatch: 64, handleBatch: (messages) => archive.handleBatch(messages),
     }, logger));
     health.addCheck('archive-consumer', async () => archiveConsumer.joined(), 'degraded');
+    // Calls that failed without usage: counted in the statistics, a batch at a time.
+    const failuresConsumer = background('call-failures-consumer', subscribeInBackground(bus, {
+      topics: [TOPICS.callFailures], group: FAILED_CALLS_CONSUMER_GROUP, maxBatch: config.USAGE_BATCH_MAX,
+      handleBatch: createFailedCallsHandler({ store, stats, logger, now }),
+    }, logger));
+    health.addCheck('call-failures-consumer', async () => failuresConsumer.joined(), 'degraded');
     const archiveSweeper = setInterval(() => {
       archive.sweep().catch((err: unknown) => logger.warn({ err }, 'archive sweep failed; retrying on the next tick'));
     }, config.ARCHIVE_SWEEP_MS);

@@ -111,9 +111,9 @@ describe.each(STORE_ENGINES)('billing HTTP (%s store, embedded bus, usage throug
     }
   });
 
-  test('readiness tells the truth about store, bus and the usage and archive consumers', async () => {
+  test('readiness tells the truth about store, bus and the usage, archive and failed-call consumers', async () => {
     const { status, body } = await get('/readyz', null);
     expect(status).toBe(200);
-    expect(body).toEqual({ ready: true, checks: { store: true, bus: true, 'usage-consumer': true, 'archive-consumer': true }, degraded: [] });
+    expect(body).toEqual({ ready: true, checks: { store: true, bus: true, 'usage-consumer': true, 'archive-consumer': true, 'call-failures-consumer': true }, degraded: [] });
   });
 });

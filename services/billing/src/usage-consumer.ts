@@ -9,7 +9,7 @@ import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
 import { applyPostings, type PostingResult } from './posting';
 import type { PriceBook } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
-import { recordUsageStats, usageStatsCollection } from './stats/usage-stats';
+import { ledgerStatsInput, recordUsageStats, usageStatsCollection } from './stats/usage-stats';
 
 export const USAGE_CONSUMER_GROUP = 'billing-ledger';
 
@@ -136,7 +136,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
       const postingIds = [...new Set(open.map((e) => e.posting_id))];
       const claimed = await ledger.find({ posting_id: { $in: postingIds }, state: 'applying' });
       // Before any entry is marked applied, so the statistics of a posting are always derived from all of it.
-      await recordUsageStats(stats, claimed);
+      await recordUsageStats(stats, claimed.map(ledgerStatsInput));
       await faults.afterStatsRecord?.();
       posted = await post(postingIds, claimed);
       await faults.afterBalanceUpdate?.();

@@ -25,7 +25,7 @@ import { RecordedCalls } from './grpc/recorded-calls';
 import { DeploymentRouter } from './routing/deployment-router';
 import { SpendGuard } from './spend/spend-guard';
 import { SpendGrants } from './spend/spend-grants';
-import { CallArchiver } from './archive/call-archiver';
+import { openCallArchiver } from '@gw/call-archive';
 import { UsageRecorder } from './usage/usage-recorder';
 
 export interface InferenceDeps {
@@ -69,10 +69,7 @@ export async function startInferenceService({ config, store, bus, logger, env = 
     journal.start();
     background('open-call-journal', journal);
     const usage = new UsageRecorder(publisher, journal, metrics);
-    // Archive records can be large: their own publisher, whose publishes are cut by bytes to the bus's budget.
-    const archive = config.ARCHIVE_MODE === 'off' ? CallArchiver.off(logger) : new CallArchiver(
-      publishes('archive-publisher', createBatchingPublisher({ outbox, logger, lingerMs: config.USAGE_LINGER_MS, ...CallArchiver.publishOptions })),
-      { mode: config.ARCHIVE_MODE, maxBodyBytes: config.ARCHIVE_MAX_BODY_BYTES }, logger);
+    const archive = openCallArchiver(config, outbox, logger, publishes, config.USAGE_LINGER_MS);
     const chat = new ChatService({ models, router, spend, usage, archive, logger });
     const asyncChat = background('async-chat', await startAsyncChat({ store, chat, flushUsage: () => publisher.flush(), config, logger }));
     const chatJobs = chatJobStore(store);

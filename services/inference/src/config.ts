@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { openCallJournalEnv } from '@gw/billed-call';
+import { archiveEnv } from '@gw/call-archive';
 import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, millionths, port } from '@gw/platform';
 
 export const inferenceConfigSchema = z.object({
@@ -26,10 +27,7 @@ export const inferenceConfigSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** Linger of the usage-event batcher: events leave in batches, off the response path. */
   USAGE_LINGER_MS: z.coerce.number().int().min(0).default(5),
-  /** The call archive: `full` (bodies and metadata), `metadata` (no bodies leave this service), `off`. */
-  ARCHIVE_MODE: z.enum(['full', 'metadata', 'off']).default('full'),
-  /** Each archived body is cut to this many bytes (and flagged truncated), so a record fits one bus message (1 MiB). */
-  ARCHIVE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(192 * 1024).default(64 * 1024),
+  ...archiveEnv,
   /** How long a stream whose client went away is still read to learn (and bill) what was generated. */
   ABANDONED_STREAM_DRAIN_MS: z.coerce.number().int().min(0).default(30_000),
   /** A `: ping` comment on a stream idle this long (0: none), so idle proxies keep it open. */

@@ -39,13 +39,13 @@ export async function startMediaService({ config, store, bus, blobs, logger, env
     const records = imagesCollection(store);
     await ensureImageIndexes(records);
     const inputs = new ImageInputs(records, blobs, ctx.guardedClient, ctx.signedUrls, { maxBytes: config.MEDIA_IMAGE_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS });
-    const images = new ImagesService({ router: ctx.router, calls: ctx.calls, records, blobs, inputs, signedUrls: ctx.signedUrls });
+    const images = new ImagesService({ router: ctx.router, calls: ctx.calls, records, blobs, inputs, signedUrls: ctx.signedUrls, archive: ctx.archive });
     const routes = [
       signedRoutes(ctx.signedUrls, blobs),
-      imagesRoutes({ images, inputs, router: ctx.router, calls: ctx.calls, maxImageBytes: config.MEDIA_IMAGE_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS }),
+      imagesRoutes({ images, inputs, router: ctx.router, calls: ctx.calls, archive: ctx.archive, maxImageBytes: config.MEDIA_IMAGE_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS }),
       audioRoutes({
-        transcription: new TranscriptionService({ router: ctx.router, calls: ctx.calls }),
-        speech: new SpeechService({ router: ctx.router, calls: ctx.calls }),
+        transcription: new TranscriptionService({ router: ctx.router, calls: ctx.calls, archive: ctx.archive }),
+        speech: new SpeechService({ router: ctx.router, calls: ctx.calls, archive: ctx.archive }),
         sources: new AudioSources(ctx.guardedClient, { maxBytes: config.MEDIA_AUDIO_MAX_BYTES, timeoutMs: config.MEDIA_PROVIDER_TIMEOUT_MS }),
         inputs, maxAudioBytes: config.MEDIA_AUDIO_MAX_BYTES, heartbeatMs: config.SSE_HEARTBEAT_MS,
       }),

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { openCallJournalEnv } from '@gw/billed-call';
+import { archiveEnv } from '@gw/call-archive';
 import { outboundGuardEnv } from '@gw/net-guard';
 import { bindHostEnv, bool, engineEnv, identitySecretEnv, loadConfig, port } from '@gw/platform';
 
@@ -47,6 +48,7 @@ export const mediaConfigSchema = z.object({
   ...openCallJournalEnv,
   LOG_LEVEL: z.string().default('info'),
   ACCESS_LOG: bool(false),
+  ...archiveEnv,
   ...outboundGuardEnv,
   ...engineEnv,
   ...identitySecretEnv,

@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { OpenCallJournal } from '@gw/billed-call';
 import type { BlobStore } from '@gw/blobs';
 import { createBatchingPublisher, createOutbox, type BatchingPublisher, type Bus, type Outbox } from '@gw/bus';
+import { openCallArchiver, type CallArchiver } from '@gw/call-archive';
 import { loadCatalog, type Catalog } from '@gw/catalog';
 import { GuardedHttpClient, outboundPolicyFromConfig, type OutboundPolicy } from '@gw/net-guard';
 import { grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type ServiceScope } from '@gw/platform';
@@ -31,6 +32,8 @@ export interface MediaContext {
   router: MediaRouter;
   /** The billed-call lifecycle: spend hold in billing, routes with fallback, streams journaled, the usage event. */
   calls: MediaBilledCalls;
+  /** Every media call's request and answer (media bytes described, never inlined), for billing's archive. */
+  archive: CallArchiver;
   /** Billing's gRPC API, for holds that outlive one request (video tasks). */
   billing: BillingServiceClient;
   scope: ServiceScope;
@@ -46,6 +49,7 @@ export async function openMediaContext(
   // Closed after the background work: the batching publisher first, then its outbox.
   const outbox = scope.publisher('outbox', createOutbox({ bus, store, logger }));
   const publisher = scope.publisher('usage-publisher', createBatchingPublisher({ outbox, logger }));
+  const archive = openCallArchiver(config, outbox, logger, (name, p) => scope.publisher(name, p));
   const outbound = outboundPolicyFromConfig(config, logger);
   const extraCa = config.MEDIA_EXTRA_CA_FILE ? [readFileSync(config.MEDIA_EXTRA_CA_FILE, 'utf8')] : undefined;
   const router = scope.client('media-providers', new MediaRouter(catalog, env, logger, config.MEDIA_PROVIDER_TIMEOUT_MS));
@@ -60,7 +64,7 @@ export async function openMediaContext(
   const billing = scope.client('billing', new billingProto.gateway.billing.v1.BillingService(config.BILLING_GRPC_ADDR, grpc.credentials.createInsecure(),
     { ...grpcClientOptions, interceptors: [serviceIdentityInterceptor(new IdentitySigner(config.GATEWAY_IDENTITY_SECRET, 'media'))] }));
   return {
-    config, store, blobs, catalog, outbox, publisher, scope, outbound, router, billing,
+    config, store, blobs, catalog, outbox, publisher, scope, outbound, router, billing, archive,
     guardedClient: new GuardedHttpClient({ ...outbound, extraCa }),
     calls: mediaBilledCalls({ billing, router, publisher, journal, logger }),
     signedUrls: new SignedUrls(config.GATEWAY_IDENTITY_SECRET, config.MEDIA_PUBLIC_BASE_URL, config.MEDIA_SIGNED_URL_TTL_S),

@@ -3,6 +3,7 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { BalanceChanged as _gateway_events_v1_BalanceChanged, BalanceChanged__Output as _gateway_events_v1_BalanceChanged__Output } from './gateway/events/v1/BalanceChanged';
 import type { CallArchived as _gateway_events_v1_CallArchived, CallArchived__Output as _gateway_events_v1_CallArchived__Output } from './gateway/events/v1/CallArchived';
+import type { CallFailed as _gateway_events_v1_CallFailed, CallFailed__Output as _gateway_events_v1_CallFailed__Output } from './gateway/events/v1/CallFailed';
 import type { CallbackRequested as _gateway_events_v1_CallbackRequested, CallbackRequested__Output as _gateway_events_v1_CallbackRequested__Output } from './gateway/events/v1/CallbackRequested';
 import type { KeyChanged as _gateway_events_v1_KeyChanged, KeyChanged__Output as _gateway_events_v1_KeyChanged__Output } from './gateway/events/v1/KeyChanged';
 import type { KeySpend as _gateway_events_v1_KeySpend, KeySpend__Output as _gateway_events_v1_KeySpend__Output } from './gateway/events/v1/KeySpend';
@@ -19,6 +20,7 @@ export interface ProtoGrpcType {
       v1: {
         BalanceChanged: MessageTypeDefinition<_gateway_events_v1_BalanceChanged, _gateway_events_v1_BalanceChanged__Output>
         CallArchived: MessageTypeDefinition<_gateway_events_v1_CallArchived, _gateway_events_v1_CallArchived__Output>
+        CallFailed: MessageTypeDefinition<_gateway_events_v1_CallFailed, _gateway_events_v1_CallFailed__Output>
         CallbackRequested: MessageTypeDefinition<_gateway_events_v1_CallbackRequested, _gateway_events_v1_CallbackRequested__Output>
         KeyChanged: MessageTypeDefinition<_gateway_events_v1_KeyChanged, _gateway_events_v1_KeyChanged__Output>
         KeySpend: MessageTypeDefinition<_gateway_events_v1_KeySpend, _gateway_events_v1_KeySpend__Output>

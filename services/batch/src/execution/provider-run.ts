@@ -1,14 +1,17 @@
 import type { Readable } from 'node:stream';
 import type { Outbox } from '@gw/bus';
+import type { CallArchiver } from '@gw/call-archive';
 import { GatewayError, type Logger } from '@gw/platform';
 import {
   isRetryableUpstreamError, isTerminalNativeBatchStatus, type ChatCompletionRequest, type NativeBatchHandle, type NativeBatchLine, type NativeBatchLineResult, type NativeBatchState,
 } from '@gw/provider-spec';
-import { TOPICS, type UsageEvent } from '@gw/proto';
+import { TOPICS, type CallFailed, type UsageEvent } from '@gw/proto';
+import { isClientError } from '@gw/billed-call';
 import type { Collection } from '@gw/store';
 import type { BatchDoc, BatchErrors, TerminalBatchStatus } from '../batches/batch-records';
 import { inputRequests } from '../batches/input-lines';
 import { lineId, linesInOrder, outputLineId, type LineDoc, type LineState } from './batch-lines';
+import { archiveProviderLines } from './provider-line-archive';
 import type { NativeBatchProviders, ProviderBatchRoute } from './provider-route';
 
 export interface ProviderRunDeps {
@@ -19,6 +22,8 @@ export interface ProviderRunDeps {
   pollMs: number;
   maxLineBytes: number;
   logger: Logger;
+  /** Each answered line's request and output, archived under the line's request id. */
+  archive?: CallArchiver;
   now?: () => number;
 }
 
@@ -45,7 +50,7 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, r
  * (asking upstream to cancel once the batch is `cancelling`), then maps the results onto the lines. Each
  * answered line is billed by a usage event (api_type `batch`, the line's request id, the batch price) sent
  * through the outbox before the line is marked answered, so a crash in between sends it again and billing
- * keeps it once.
+ * keeps it once. A line the provider answered with an error is reported as a failed call (the statistics).
  */
 export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, input: () => Promise<Readable>, signal: AbortSignal): Promise<ProviderOutcome> {
   const log = deps.logger.child({ batchId: batch._id });
@@ -78,7 +83,10 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
   }
 
   const state = await pollToEnd(deps, batch, route, handle, signal);
-  if (state.hasResults) await recordResults(deps, batch, route, route.provider.results(handle, route.target, signal));
+  if (state.hasResults) {
+    await recordResults(deps, batch, route, route.provider.results(handle, route.target, signal));
+    if (deps.archive) await archiveProviderLines(deps.archive, deps.lines, batch, await input(), deps.maxLineBytes);
+  }
   const settled: Record<string, LineState> = { expired: 'expired', cancelled: 'cancelled', completed: 'failed', failed: 'failed' };
   const unanswered = settled[state.status];
   const failure = state.error ?? { code: 'missing_result', message: 'The provider returned no result for this request' };
@@ -143,6 +151,7 @@ async function recordResults(deps: ProviderRunDeps, batch: BatchDoc, route: Prov
     const docs = new Map((await deps.lines.find({ _id: { $in: ids }, state: 'pending' })).map((d) => [d._id, d]));
     const writes: { doc: LineDoc; state: LineState; output: object }[] = [];
     const usage: { key: string; value: UsageEvent }[] = [];
+    const failures: { key: string; value: CallFailed }[] = [];
     for (const r of page) {
       const n = lineOfKey(r.custom_id);
       const doc = n === null ? undefined : docs.get(lineId(batch._id, n));
@@ -154,11 +163,13 @@ async function recordResults(deps: ProviderRunDeps, batch: BatchDoc, route: Prov
         usage.push({ key: batch.account_id, value: usageEvent(batch, route, doc, r, now()) });
       } else {
         const state: LineState = r.outcome === 'errored' ? 'failed' : r.outcome;
+        if (r.outcome === 'errored') failures.push({ key: batch.account_id, value: failedLine(batch, route, doc, r.error, now()) });
         const response = r.error.upstreamStatus ? { status_code: r.error.upstreamStatus, request_id: doc.request_id, body: { error: { code: r.error.code, message: r.error.message } } } : null;
         writes.push({ doc, state, output: { id, custom_id: doc.custom_id, response, error: { code: r.error.code, message: r.error.message } } });
       }
     }
     if (usage.length > 0) await deps.outbox.publish(TOPICS.usage, usage);
+    if (failures.length > 0) await deps.outbox.publish(TOPICS.callFailures, failures);
     for (const w of writes) {
       await deps.lines.updateOne({ _id: w.doc._id, state: 'pending' }, { $set: { state: w.state, output_json: JSON.stringify(w.output), finished_at_ms: now() } });
     }
@@ -182,5 +193,14 @@ function usageEvent(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, r:
     hold_id: '', hold_micros: 0,
     media_ids: [],
     trace_id: batch.trace_id,
+  };
+}
+
+function failedLine(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, error: { code: string; upstreamStatus?: number }, nowMs: number): CallFailed {
+  const status = error.upstreamStatus ?? 502;
+  return {
+    request_id: doc.request_id, account_id: batch.account_id, key_hash: batch.identity.keyHash, model: batch.client_model ?? '',
+    provider: route.providerName, api_type: 'batch', error_kind: error.code, status, client_error: isClientError(status), streamed: false,
+    latency_ms: 0, created_at_ms: nowMs, trace_id: batch.trace_id,
   };
 }

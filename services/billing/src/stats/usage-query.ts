@@ -27,8 +27,14 @@ export interface UsageQuery {
 export interface UsageRow extends Partial<StatsDimensions>, Record<TokenKind, number> {
   start: string;
   end: string;
+  /** Every counted call: billed ones and those that failed without usage. */
   requests: number;
+  /** Failed calls that were not the caller's doing (provider, gateway, streams broken midway). */
   errors: number;
+  /** Refusals the caller can fix (spend refused, a request refused as invalid). */
+  client_errors: number;
+  /** errors and client_errors by kind (the error code, or `stream_interrupted`). */
+  error_kinds: Record<string, number>;
   streamed_requests: number;
   list_cost: string;
   charged_cost: string;
@@ -104,7 +110,7 @@ export async function queryUsage(stats: Collection<UsageStatsRow>, accountId: st
       acc = {
         row: {
           start: new Date(startMs).toISOString(), end: new Date(startMs + step).toISOString(), ...dims,
-          requests: 0, errors: 0, streamed_requests: 0, ...(Object.fromEntries(TOKEN_KINDS.map((k) => [k, 0])) as Record<TokenKind, number>),
+          requests: 0, errors: 0, client_errors: 0, error_kinds: {}, streamed_requests: 0, ...(Object.fromEntries(TOKEN_KINDS.map((k) => [k, 0])) as Record<TokenKind, number>),
         },
         startMs, listMicros: 0, chargedMicros: 0, latency: new HistogramBuilder(), ttft: new HistogramBuilder(),
       };
@@ -112,6 +118,8 @@ export async function queryUsage(stats: Collection<UsageStatsRow>, accountId: st
     }
     acc.row.requests += r.requests;
     acc.row.errors += r.errors;
+    acc.row.client_errors += r.client_errors ?? 0;
+    for (const [kind, n] of Object.entries(r.error_kinds ?? {})) acc.row.error_kinds[kind] = (acc.row.error_kinds[kind] ?? 0) + n;
     acc.row.streamed_requests += r.streamed;
     for (const k of TOKEN_KINDS) acc.row[k] += r.tokens[k] ?? 0;
     acc.listMicros += r.list_micros;

@@ -137,18 +137,18 @@ describe.each(STORE_ENGINES)('statistics under crashes and redelivery (%s store)
     await expect(handler({ afterStatsRecord: () => { if (!fired) { fired = true; throw new Crash('after stats'); } } })(stranded)).rejects.toBeInstanceOf(Crash);
 
     const stats = usageStatsCollection(engines.store);
-    expect(await pruneCountedPostings(stats, ledgerCollection(engines.store), later)).toBe(1);
+    expect(await pruneCountedPostings(stats, [ledgerCollection(engines.store)], later)).toBe(1);
     const [row] = await stats.find({});
     expect(Object.keys(row.postings)).toHaveLength(1);
     expect(row.marks).toBe(1);
 
     await handler()(stranded);
     expect(await counted()).toBe(3);
-    expect(await pruneCountedPostings(stats, ledgerCollection(engines.store), later)).toBe(1);
+    expect(await pruneCountedPostings(stats, [ledgerCollection(engines.store)], later)).toBe(1);
     const [after] = await stats.find({});
     expect([after.postings, after.marks, after.has_marks, after.requests]).toEqual([{}, 0, undefined, 3]);
     // Nothing left to prune; rows of the current minutes are left alone.
-    expect(await pruneCountedPostings(stats, ledgerCollection(engines.store), later)).toBe(0);
+    expect(await pruneCountedPostings(stats, [ledgerCollection(engines.store)], later)).toBe(0);
   });
 
   test('two consumers racing on the same batch count it once', async () => {

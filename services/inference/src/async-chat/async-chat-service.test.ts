@@ -12,7 +12,7 @@ import { AsyncChatService } from './async-chat-service';
 import { JOBS_COLLECTION } from '@gw/jobs';
 import { chatJobStore, type ChatJobStore } from './chat-job';
 import { completionFor, IDENTITY, openTestStore, silentLogger, type TestStore } from './chat-job-test-support';
-import { CallArchiver } from '../archive/call-archiver';
+import { CallArchiver } from '@gw/call-archive';
 
 const SECRET = 'async-chat-test-identity-secret-0123456789';
 

@@ -16,7 +16,7 @@ import { JobWorkerPool } from '@gw/jobs';
 import { chatJobStore, type ChatJobPayload, type ChatJobResult, type ChatJobStore } from './chat-job';
 import { chatJobHandler } from './chat-job-runner';
 import { eventually, IDENTITY, insertJob, openTestStore, queuedJob, silentLogger, type TestStore } from './chat-job-test-support';
-import { CallArchiver } from '../archive/call-archiver';
+import { CallArchiver } from '@gw/call-archive';
 
 jest.setTimeout(30_000);
 

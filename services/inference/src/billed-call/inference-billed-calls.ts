@@ -40,6 +40,7 @@ export function inferenceBilledCalls(deps: BilledCallDeps): InferenceBilledCalls
       record: ({ identity, route, usage, ...call }) => deps.usage.record({
         ...call, accountId: identity.accountId, keyHash: identity.keyHash, providerName: route.providerName, deployment: route.deployment, usage: usage ?? {},
       }),
+      failed: (call) => deps.usage.failed(call),
       openStream: (start) => deps.usage.openStream(start),
     },
     logger: deps.logger,

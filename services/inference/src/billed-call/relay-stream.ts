@@ -1,3 +1,4 @@
+import type { StreamOutcome } from '@gw/billed-call';
 import { toGatewayError, type EventStreamWriter, type Logger, type ServerSentEvent } from '@gw/platform';
 
 export interface StreamRouteOptions {
@@ -15,13 +16,14 @@ export interface StreamRouteOptions {
 export async function relayStream<E>(items: AsyncIterable<E>, writer: EventStreamWriter, o: {
   write(item: E): void;
   trailer?: ServerSentEvent;
-  finish(outcome: { cancelled: boolean }): void;
+  finish(outcome: StreamOutcome): void;
   drainMs: number;
   traceId: string;
   log: Logger;
 }): Promise<void> {
   writer.open();
   let drainDeadline = 0;
+  let failed = false;
   try {
     for await (const item of items) {
       if (writer.clientGone) {
@@ -33,10 +35,11 @@ export async function relayStream<E>(items: AsyncIterable<E>, writer: EventStrea
     }
     writer.end(o.trailer);
   } catch (err) {
+    failed = true;
     const e = toGatewayError(err);
     o.log.warn({ err: e.message }, 'stream failed after the first byte');
     writer.fail(e, o.traceId);
   } finally {
-    o.finish({ cancelled: writer.clientGone });
+    o.finish({ cancelled: writer.clientGone, failed });
   }
 }

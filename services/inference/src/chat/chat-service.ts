@@ -1,3 +1,4 @@
+import type { StreamOutcome } from '@gw/billed-call';
 import { InputError, NotFoundError, type Identity } from '@gw/platform';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
 import type { CatalogModel } from '@gw/catalog';
@@ -5,7 +6,7 @@ import { callBounds, inferenceBilledCalls, type BilledCallDeps, type CallPlan, t
 import type { ModelDirectory } from '../catalog/model-objects';
 import type { Route } from '../routing/deployment-router';
 import { chatChunkChars, promptChars } from '../usage/usage-estimate';
-import type { CallArchiver } from '../archive/call-archiver';
+import type { CallArchiver } from '@gw/call-archive';
 import { ChatStreamAssembler, tapped } from '../archive/stream-assembly';
 import { routesHonouring, validateChatBody, validateChatForModel } from './validate-chat-request';
 
@@ -18,7 +19,7 @@ export interface StartedStream {
   requestId: string;
   chunks: AsyncIterable<ChatCompletionChunk>;
   /** Bills what the stream produced; call once, after iteration ended (normally or not). */
-  finish(outcome: { cancelled: boolean }): void;
+  finish(outcome: StreamOutcome): void;
 }
 
 export interface StartedChatStream extends StartedStream {

@@ -110,7 +110,7 @@ export class GrpcChat {
       failure = err;
       log.warn({ err: toGatewayError(err).message }, 'stream failed after the first byte');
     } finally {
-      started.finish({ cancelled: sink.clientGone });
+      started.finish({ cancelled: sink.clientGone, failed: failure !== null });
     }
     const usage = started.usage();
     const summary = { usage: callUsage(usage), cost: this.deps.pricing.cost(started.deployment, usage, factor) };

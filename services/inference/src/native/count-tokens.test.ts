@@ -8,7 +8,7 @@ import { DeploymentRouter } from '../routing/deployment-router';
 import { estimatePromptTokens } from '../validation/prompt-estimate';
 import { NativeService } from './native-service';
 import { NativeTranslators } from './native-translators';
-import { CallArchiver } from '../archive/call-archiver';
+import { CallArchiver } from '@gw/call-archive';
 
 const IDENTITY: Identity = { accountId: 'acct_count', keyHash: 'cd'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const logger = createLogger('count-tokens-test', 'silent');

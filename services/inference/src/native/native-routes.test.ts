@@ -10,7 +10,7 @@ import type { CallRecord } from '../usage/usage-recorder';
 import { nativeRoutes } from './native-routes';
 import { NativeService } from './native-service';
 import { NativeTranslators } from './native-translators';
-import { CallArchiver } from '../archive/call-archiver';
+import { CallArchiver } from '@gw/call-archive';
 
 jest.setTimeout(20_000);
 

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { StreamOutcome } from '@gw/billed-call';
 import type { CatalogModel } from '@gw/catalog';
 import { InputError, NotFoundError, type Identity, type Logger } from '@gw/platform';
 import type { ChatCompletionRequest, NativeApi, NativeApiTranslator, NativeEvent, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
@@ -12,7 +13,7 @@ import { validateCountTokensRequest } from './messages-rules';
 import { messagesPromptEstimate } from './native-model-checks';
 import { NATIVE_API_RULES } from './native-api-rules';
 import type { NativeTranslators } from './native-translators';
-import type { CallArchiver } from '../archive/call-archiver';
+import type { CallArchiver } from '@gw/call-archive';
 import { nativeStreamAssembler, tapped } from '../archive/stream-assembly';
 
 export interface NativeDeps extends BilledCallDeps {
@@ -34,7 +35,7 @@ export interface StartedNativeStream {
   requestId: string;
   events: AsyncIterable<NativeEvent>;
   /** Bills what the stream produced; call once, after iteration ended (normally or not). */
-  finish(outcome: { cancelled: boolean }): void;
+  finish(outcome: StreamOutcome): void;
 }
 
 interface Prepared {

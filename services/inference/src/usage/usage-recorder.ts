@@ -1,4 +1,4 @@
-import type { CallHold, OpenCall, OpenCallJournal, OpenCallStart } from '@gw/billed-call';
+import { callFailedEvent, type CallHold, type FailedCallRecord, type OpenCall, type OpenCallJournal, type OpenCallStart, type RouteRef } from '@gw/billed-call';
 import type { TypedPublisher } from '@gw/bus';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
@@ -18,6 +18,8 @@ export interface CallRecord {
   servedModel: string;
   streamed: boolean;
   cancelled: boolean;
+  /** A stream that broke after its first byte: billed, and counted as a failed call. */
+  failed: boolean;
   finishReason: string;
   usage: Usage;
   startedAt: number;
@@ -61,7 +63,7 @@ export class UsageRecorder {
       streamed: call.streamed,
       cancelled: call.cancelled,
       finish_reason: call.finishReason,
-      status: 'succeeded',
+      status: call.failed ? 'failed' : 'succeeded',
       usage: { ...call.usage } as UsageEvent['usage'],
       latency_ms: now - call.startedAt,
       generation_time_ms: now - call.firstByteAt,
@@ -74,6 +76,11 @@ export class UsageRecorder {
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
     this.observe(call, now);
+  }
+
+  /** A call that failed without usage: counted by billing's statistics (through the outbox, like usage). */
+  failed(call: FailedCallRecord<RouteRef, string>): void {
+    this.publisher.enqueue(TOPICS.callFailures, { key: call.identity.accountId, value: callFailedEvent(call) });
   }
 
   private observe(call: CallRecord, now: number): void {

@@ -51,6 +51,7 @@ async function sendAudio(req: Request, res: Response, call: SpeechCall): Promise
   res.setHeader('cache-control', 'no-store');
   res.flushHeaders();
   let cancelled = false;
+  let failed = false;
   res.once('close', () => { if (!res.writableFinished) cancelled = true; });
   try {
     for await (const chunk of call.chunks) {
@@ -59,10 +60,11 @@ async function sendAudio(req: Request, res: Response, call: SpeechCall): Promise
     }
     res.end();
   } catch (err) {
+    failed = true;
     req.log.warn({ err }, 'speech audio failed mid-stream; cutting the response');
     res.destroy();
   } finally {
-    call.finish(cancelled);
+    call.finish(cancelled, failed);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { CallArchiver } from '@gw/call-archive';
 import { InputError, type Identity } from '@gw/platform';
 import { wavDurationSeconds, type SpeechAudio, type SpeechRequest } from '@gw/provider-spec';
 import type { MediaBilledCalls, MediaPlan } from '../calls/media-billed-calls';
@@ -16,7 +17,8 @@ export interface SpeechCall {
   requestId: string;
   contentType: string;
   chunks: AsyncIterable<Buffer>;
-  finish(cancelled: boolean): void;
+  /** `failed`: the audio broke off after its first byte (billed for what was sent, counted as a failed call). */
+  finish(cancelled: boolean, failed?: boolean): void;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface SpeechCall {
  * from the WAV header or PCM length, else estimated from the text.
  */
 export class SpeechService {
-  constructor(private readonly deps: { router: MediaRouter; calls: MediaBilledCalls }) {}
+  constructor(private readonly deps: { router: MediaRouter; calls: MediaBilledCalls; archive: CallArchiver }) {}
 
   async speak(identity: Identity, traceId: string, body: Record<string, unknown>): Promise<SpeechCall> {
     const { model, routes } = this.deps.router.model(body.model, 'speech');
@@ -43,7 +45,7 @@ export class SpeechService {
     const speed = typeof body.speed === 'number' ? body.speed : 1;
     const params = Object.fromEntries(Object.entries(body).filter(([f, v]) => v !== undefined && !['model', 'input', 'voice', 'response_format', 'speed'].includes(f)));
     const req: SpeechRequest = { input: body.input, voice, responseFormat: format, speed, params };
-    return this.call(identity, traceId, model.id, { routes: serving, bounds: bounds(body.input, speed) }, format, body.input.length / speed,
+    return this.call(identity, traceId, model.id, { routes: serving, bounds: bounds(body.input, speed) }, format, body.input.length / speed, body,
       (route) => route.provider.speech!(req, route.target));
   }
 
@@ -56,7 +58,7 @@ export class SpeechService {
     const text = typeof body.input === 'string' ? body.input : JSON.stringify(body);
     const speed = typeof body.speed === 'number' && body.speed > 0 ? body.speed : 1;
     const format = typeof body.response_format === 'string' ? body.response_format : 'mp3';
-    return this.call(identity, traceId, model.id, { routes: serving, bounds: bounds(text, speed) }, format, text.length / speed, async (route) => {
+    return this.call(identity, traceId, model.id, { routes: serving, bounds: bounds(text, speed) }, format, text.length / speed, raw, async (route) => {
       const answer = await route.provider.native!({ kind: 'speech', body: forRoute(body, route) }, route.target);
       if (answer.type !== 'audio') throw new InputError('The provider answered no audio', null, 'invalid_request');
       return answer.audio;
@@ -64,7 +66,8 @@ export class SpeechService {
   }
 
   private async call(identity: Identity, traceId: string, model: string, plan: MediaPlan, format: string, paceChars: number,
-    open: (route: MediaRoute) => Promise<SpeechAudio>): Promise<SpeechCall> {
+    request: unknown, open: (route: MediaRoute) => Promise<SpeechAudio>): Promise<SpeechCall> {
+    const startedAtMs = Date.now();
     let bytes = 0;
     let head = Buffer.alloc(0);
     // Measured as the audio is passed on, so a stream this instance dies in is billed what was sent.
@@ -83,7 +86,16 @@ export class SpeechService {
         providerResponseId: audio.providerResponseId, servedModel: route.target.providerModel, finishReason: 'stop',
       }),
     });
-    return { requestId: billed.requestId, contentType: billed.stream.contentType, chunks: billed.items, finish: (cancelled) => billed.finish({ cancelled }) };
+    const finish = (cancelled: boolean, failed = false) => {
+      billed.finish({ cancelled, failed });
+      // The audio is described, never kept: its type, how many bytes were sent, and the seconds billed.
+      this.deps.archive.record({
+        requestId: billed.requestId, identity, apiType: 'speech', model, providerResponseId: billed.stream.providerResponseId, streamed: true, request,
+        response: { content_type: billed.stream.contentType, bytes, audio_duration_seconds: spokenSeconds(format, head, bytes, paceChars), cancelled },
+        startedAtMs, traceId,
+      });
+    };
+    return { requestId: billed.requestId, contentType: billed.stream.contentType, chunks: billed.items, finish };
   }
 }
 

@@ -1,4 +1,4 @@
-import { BilledCalls, type CallHold, type MeasuredUsage, type OpenCallJournal, type StreamJournal } from '@gw/billed-call';
+import { BilledCalls, callFailedEvent, type CallHold, type MeasuredUsage, type OpenCallJournal, type StreamJournal } from '@gw/billed-call';
 import type { BatchingPublisher } from '@gw/bus';
 import { callUnary, type Identity, type Logger } from '@gw/platform';
 import { TOPICS, type BillingServiceClient, type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult, type UsageEvent } from '@gw/proto';
@@ -53,13 +53,14 @@ export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: 
           request_id: call.requestId, account_id: call.identity.accountId, key_hash: call.identity.keyHash, model: call.model,
           provider: call.route.providerName, deployment: call.route.deployment.id, api_type: call.apiType,
           provider_response_id: call.providerResponseId, served_model: call.servedModel, streamed: call.streamed, cancelled: call.cancelled,
-          finish_reason: call.finishReason, status: 'succeeded', usage,
+          finish_reason: call.finishReason, status: call.failed ? 'failed' : 'succeeded', usage: usage as UsageEvent['usage'],
           latency_ms: now - call.startedAt, generation_time_ms: now - call.firstByteAt, created_at_ms: call.startedAt, usage_estimated: false,
           hold_id: call.hold.grant ? call.hold.holdId : '', hold_micros: call.hold.grant ? call.hold.micros : 0, media_ids: mediaIds,
           trace_id: call.traceId,
         };
         publisher.enqueue(TOPICS.usage, { key: call.identity.accountId, value: event });
       },
+      failed: (call) => publisher.enqueue(TOPICS.callFailures, { key: call.identity.accountId, value: callFailedEvent(call) }),
       // Media lines measure what they deliver: the journal bills that, never a text estimate (none is `{}`, zero).
       openStream: ({ usage: opening, ...start }): StreamJournal<MediaUsage> => {
         const call = journal.begin({ ...start, usage: eventUsage(opening ?? {}).usage });

@@ -6,6 +6,7 @@ import { nativeImages } from '../native/native-images';
 import { NATIVE_PARAMS_HEADER, wantsNativeParams } from '../native/native-params';
 import { IMAGE_FIELDS, MAX_INPUT_IMAGES } from './image-fields';
 import type { ImageInputs } from './image-inputs';
+import type { CallArchiver } from '@gw/call-archive';
 import type { ImageFiles, ImagesService } from './images-service';
 import type { MediaBilledCalls } from '../calls/media-billed-calls';
 import type { MediaRouter } from '../calls/media-routes';
@@ -15,6 +16,7 @@ export interface ImagesRoutesDeps {
   inputs: ImageInputs;
   router: MediaRouter;
   calls: MediaBilledCalls;
+  archive: CallArchiver;
   maxImageBytes: number;
   heartbeatMs: number;
 }

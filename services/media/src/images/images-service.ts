@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
+import type { CallArchiver } from '@gw/call-archive';
 import { InputError, NotFoundError, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
 import { listPage, type Collection, type PageQuery } from '@gw/store';
@@ -24,6 +25,8 @@ interface PreparedImages {
   responseFormat: 'url' | 'b64_json';
   metadata: Record<string, unknown> | null;
   stream: boolean;
+  /** The request as the caller gave it (input files with their bytes, which the archive describes), for the archive. */
+  request: Record<string, unknown>;
 }
 
 /** A provider's image stream event, with the record a final image was stored as. */
@@ -56,6 +59,7 @@ export class ImagesService {
     blobs: BlobStore;
     inputs: ImageInputs;
     signedUrls: SignedUrls;
+    archive: CallArchiver;
   }) {}
 
   async prepare(identity: Identity, body: Record<string, unknown>, files: ImageFiles | null): Promise<PreparedImages> {
@@ -93,11 +97,13 @@ export class ImagesService {
       },
       model: model.id, responseFormat, stream,
       metadata: (body.metadata as Record<string, unknown> | undefined) ?? null,
+      request: files ? { ...body, image: files.images, ...(files.mask ? { mask: files.mask } : {}) } : body,
     };
   }
 
   /** Generates (or edits), stores each image, bills the call, and answers the spec's result. */
   async generate(identity: Identity, traceId: string, p: PreparedImages): Promise<{ requestId: string; answer: ImageAnswer }> {
+    const startedAtMs = Date.now();
     const { requestId, result } = await this.deps.calls.call<{ result: ImageResult; stored: (ImageRecord | null)[] }>({
       apiType: 'image', identity, traceId, model: p.model, plan: p.plan,
       send: async (route, id) => {
@@ -109,16 +115,18 @@ export class ImagesService {
         providerResponseId: result.providerResponseId, servedModel: result.servedModel, finishReason: result.error ? 'error' : 'stop',
       }),
     });
-    return {
-      requestId,
-      answer: {
-        created: result.result.created,
-        model: result.result.servedModel,
-        data: result.result.images.map((img, i) => this.item(img, result.stored[i], p.responseFormat)),
-        usage: p.req.images.length > 0 ? { ...result.result.usage, input_images: p.req.images.length } : result.result.usage,
-        ...(result.result.error ? { error: result.result.error } : {}),
-      },
+    const answer: ImageAnswer = {
+      created: result.result.created,
+      model: result.result.servedModel,
+      data: result.result.images.map((img, i) => this.item(img, result.stored[i], p.responseFormat)),
+      usage: p.req.images.length > 0 ? { ...result.result.usage, input_images: p.req.images.length } : result.result.usage,
+      ...(result.result.error ? { error: result.result.error } : {}),
     };
+    this.deps.archive.record({
+      requestId, identity, apiType: 'image', model: p.model, providerResponseId: result.result.providerResponseId, streamed: false, request: p.request,
+      response: { ...answer, data: answer.data.map((item, i) => archivedItem(item, result.stored[i])) }, startedAtMs, traceId,
+    });
+    return { requestId, answer };
   }
 
   /**
@@ -130,6 +138,7 @@ export class ImagesService {
     const prefix = edit ? 'image_edit' : 'image_generation';
     const stored: string[] = [];
     let requestId = '';
+    const startedAtMs = Date.now();
     let done: Extract<ImageStreamEvent, { type: 'done' }> | null = null;
     const soFar = (): MediaUsage => (done ? { ...done.usage, media_ids: [...stored] } : { generated_images: stored.length, media_ids: [...stored] });
     const billed = await this.deps.calls.stream<AsyncIterable<ImageStreamEvent>, StoredImageEvent>({
@@ -147,6 +156,7 @@ export class ImagesService {
     const out = writer(billed.requestId);
     out.open();
     let cancelled = false;
+    let failed = false;
     try {
       for await (const { event: e, record } of billed.items) {
         if (e.type === 'partial') {
@@ -159,9 +169,14 @@ export class ImagesService {
       out.end();
     } catch (err) {
       // After the first byte a failure is the stream's own error event; what was stored is still billed.
+      failed = true;
       out.fail(toGatewayError(err), traceId);
     } finally {
-      billed.finish({ cancelled });
+      billed.finish({ cancelled, failed });
+      this.deps.archive.record({
+        requestId: billed.requestId, identity, apiType: 'image', model: p.model, providerResponseId: done?.providerResponseId ?? '', streamed: true,
+        request: p.request, response: { data: stored.map((id) => ({ id })), usage: done?.usage ?? null, completed: done !== null }, startedAtMs, traceId,
+      });
     }
   }
 
@@ -235,4 +250,14 @@ export class ImagesService {
       ? { id: record._id, ...common, b64_json: img.b64Json!, error: null }
       : { id: record._id, ...common, url: this.deps.signedUrls.sign({ blobKey: record.blob_key, contentType: record.mime_type }).url, error: null };
   }
+}
+
+/**
+ * An image as the archive keeps it: never its bytes nor a signed link to them (a link is a credential while it
+ * lives), but what it was and the record that holds it.
+ */
+function archivedItem(item: ImageAnswer['data'][number], record: ImageRecord | null | undefined): Record<string, unknown> {
+  const { url, b64_json: _b64, ...rest } = item;
+  if (!record) return url ? { ...rest, url } : rest;
+  return { ...rest, stored: { image_id: record._id, content_type: record.mime_type, bytes: record.bytes } };
 }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
+import type { ArchivedCall, CallArchiver } from '@gw/call-archive';
 import { JobStore, type JobHandler } from '@gw/jobs';
 import { GatewayError, toGatewayError, type Logger } from '@gw/platform';
 import { isRetryableUpstreamError, VIDEO_DOWNLOAD_REFUSED, type VideoTaskError, type VideoTaskState } from '@gw/provider-spec';
@@ -41,6 +42,8 @@ export interface VideoPollerDeps {
   assetUrl: AssetUrls;
   options: VideoPollerOptions;
   logger: Logger;
+  /** Each video's request and outcome once it is terminal (its bytes described, never inlined). */
+  archive?: CallArchiver;
   now?: () => number;
 }
 
@@ -182,6 +185,22 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
     // A failed video is not billed: its hold goes back (a completed one is settled by its usage event).
     if (video.status === 'failed') deps.holds.release(video.account_id, video.request_id, video.trace_id);
     await deps.settlement.settle(video);
+    deps.archive?.record(archivedVideo(video));
     return { status: video.status };
+  };
+}
+
+/** A terminal video as the archive keeps it: the request, and the outcome with the stored copy named (no signed links). */
+function archivedVideo(video: VideoDoc): ArchivedCall {
+  return {
+    requestId: video.request_id, identity: { accountId: video.account_id, keyHash: video.key_hash }, apiType: 'video', model: video.model,
+    providerResponseId: video.provider_task_id ?? '', streamed: false, startedAtMs: video.created_at_ms, traceId: video.trace_id,
+    request: video.request ?? parseStoredJson(video.native_body_json),
+    response: {
+      id: video._id, object: 'video', status: video.status, model: video.model, provider_task_id: video.provider_task_id, duration_s: video.duration_s,
+      usage: video.usage, error: video.error, response: parseStoredJson(video.provider_response_json),
+      stored: video.blob_key ? { video_id: video._id, content_type: 'video/mp4', bytes: video.bytes } : null,
+      completed_at: video.completed_at_ms === null ? null : new Date(video.completed_at_ms).toISOString(),
+    },
   };
 }

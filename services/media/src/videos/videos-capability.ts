@@ -28,7 +28,7 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv, ass
     jobs,
     logger: scope.logger.child({ component: 'video-pollers' }),
     handler: videoJobHandler({
-      videos, models, blobs: ctx.blobs, settlement, holds, assetUrl, logger: scope.logger,
+      videos, models, blobs: ctx.blobs, settlement, holds, assetUrl, logger: scope.logger, archive: ctx.archive,
       options: { pollMinMs: config.VIDEO_POLL_MIN_MS, pollMaxMs: config.VIDEO_POLL_MAX_MS, taskTimeoutMs: config.VIDEO_TASK_TIMEOUT_MS, maxVideoBytes: config.VIDEO_MAX_BYTES },
     }),
     workers: config.VIDEO_WORKERS,

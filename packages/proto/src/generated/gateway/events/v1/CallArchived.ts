@@ -17,7 +17,7 @@ export interface CallArchived {
   'account_id'?: (string);
   'key_hash'?: (string);
   /**
-   * chat | responses | messages
+   * The usage event's api_type: chat | responses | messages | image | video | transcription | speech | batch
    */
   'api_type'?: (string);
   /**
@@ -35,6 +35,8 @@ export interface CallArchived {
   'mode'?: (string);
   /**
    * The request body and the response as JSON text; a stream's response is reassembled into one object.
+   * Media bytes are never inlined: binary values and base64 media are replaced by {"omitted": "base64" |
+   * "binary", "content_type", "bytes"}, and media the gateway stored is named by its record id (image, video).
    */
   'request_json'?: (string);
   'response_json'?: (string);
@@ -62,7 +64,7 @@ export interface CallArchived__Output {
   'account_id': (string);
   'key_hash': (string);
   /**
-   * chat | responses | messages
+   * The usage event's api_type: chat | responses | messages | image | video | transcription | speech | batch
    */
   'api_type': (string);
   /**
@@ -80,6 +82,8 @@ export interface CallArchived__Output {
   'mode': (string);
   /**
    * The request body and the response as JSON text; a stream's response is reassembled into one object.
+   * Media bytes are never inlined: binary values and base64 media are replaced by {"omitted": "base64" |
+   * "binary", "content_type", "bytes"}, and media the gateway stored is named by its record id (image, video).
    */
   'request_json': (string);
   'response_json': (string);

@@ -1,9 +1,12 @@
 import type { OutgoingMessage, TypedPublisher } from '@gw/bus';
 import type { Identity, Logger } from '@gw/platform';
 import { TOPICS, type CallArchived, type TopicMessages } from '@gw/proto';
+import { withoutInlineMedia } from './inline-media';
 import { redactCredentials } from './redact';
 
 export type ArchiveMode = 'full' | 'metadata' | 'off';
+/** The usage events' api types: every kind of call is archived. */
+export type ArchivedApiType = 'chat' | 'responses' | 'messages' | 'image' | 'video' | 'transcription' | 'speech' | 'batch';
 
 /** The bus message budget an archive publish stays under (Kafka's default limit is 1 MiB per batch). */
 const PUBLISH_BUDGET_BYTES = 768 * 1024;
@@ -12,14 +15,14 @@ const RECORD_OVERHEAD_BYTES = 4 * 1024;
 
 export interface ArchivedCall {
   requestId: string;
-  identity: Identity;
-  apiType: 'chat' | 'responses' | 'messages';
+  identity: Pick<Identity, 'accountId' | 'keyHash'>;
+  apiType: ArchivedApiType;
   model: string;
   providerResponseId: string;
   streamed: boolean;
-  /** The request body as validated (never headers). */
+  /** The request body as validated (never headers); media in it is described, not kept (inline-media.ts). */
   request: unknown;
-  /** The answer; a stream's reassembled into one object. */
+  /** The answer; a stream's reassembled into one object; media bytes described, not kept. */
   response: unknown;
   startedAtMs: number;
   traceId: string;
@@ -82,8 +85,9 @@ export class CallArchiver {
 
   private toRecord(call: ArchivedCall): CallArchived {
     const full = this.opts.mode === 'full';
-    const request = full ? boundedJson(redactCredentials(call.request), this.opts.maxBodyBytes) : { text: '', truncated: false };
-    const response = full ? boundedJson(redactCredentials(call.response), this.opts.maxBodyBytes) : { text: '', truncated: false };
+    const kept = (body: unknown) => boundedJson(redactCredentials(withoutInlineMedia(body)), this.opts.maxBodyBytes);
+    const request = full ? kept(call.request) : { text: '', truncated: false };
+    const response = full ? kept(call.response) : { text: '', truncated: false };
     return {
       request_id: call.requestId,
       account_id: call.identity.accountId,
