@@ -8,6 +8,8 @@ export interface MongoStoreConfig {
   url: string;
   /** How long `ping()` waits for an answer; default 2 s. */
   pingTimeoutMs?: number;
+  /** How long an operation waits for the server before it fails as unavailable; default 2 s. */
+  opTimeoutMs?: number;
   /** The owning service's logger; the store's lines add only `component`. */
   logger?: Logger;
 }
@@ -31,6 +33,7 @@ class MongoStore implements Store {
   private readonly connection = mongoose.createConnection();
   private readonly url: string;
   private readonly pingTimeoutMs: number;
+  private readonly opTimeoutMs: number;
   private opening: Promise<mongo.Db> | undefined;
   private closed = false;
 
@@ -38,6 +41,7 @@ class MongoStore implements Store {
     this.url = cfg.url;
     this.log = (cfg.logger ?? createLogger(null)).child({ component: 'store-mongo' });
     this.pingTimeoutMs = cfg.pingTimeoutMs ?? 2_000;
+    this.opTimeoutMs = cfg.opTimeoutMs ?? 2_000;
     // Without a listener, a connection 'error' event would be thrown as an uncaught exception.
     this.connection.on('error', (err: unknown) => {
       if (!this.closed) this.log.error({ err }, 'mongo connection error');
@@ -71,7 +75,7 @@ class MongoStore implements Store {
 
   collection<T extends Doc>(name: string): Collection<T> {
     if (this.closed) throw new Error('Mongo store is closed');
-    return new MongoCollection<T>(name, () => this.database());
+    return new MongoCollection<T>(name, () => this.database(), this.opTimeoutMs);
   }
 
   async ping(): Promise<boolean> {
