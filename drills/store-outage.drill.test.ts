@@ -47,7 +47,8 @@ const answeredOrUnavailable = (p: Probe, ok: number, plain = false) => p.res !==
 describe('store outage under a light load', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startStack('processes');
+    // The edge's own key cache lifetime (the e2e stacks shorten it to 1 s to exercise its stale window).
+    stack = await startStack('processes', { env: { AUTH_CACHE_TTL_MS: '30000' } });
   }, 120_000);
   afterAll(async () => {
     drillEngines.thaw('mongo');

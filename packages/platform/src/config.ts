@@ -36,7 +36,7 @@ export const engineEnv = {
   STORE: z.enum(['embedded', 'mongo']).default('embedded'),
   DATA_DIR: z.string().default('./data'),
   MONGO_URL: z.string().optional(),
-  /** How long a MongoDB operation waits for the server before the call needing it is refused with a 503. */
+  /** How long a MongoDB operation waits on a silent server before checking it is alive; a hung one refuses the call (503) in about twice this. */
   STORE_OP_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
   BUS: z.enum(['embedded', 'kafka']).default('embedded'),
   KAFKA_BROKERS: z.string().optional(),

@@ -1,5 +1,4 @@
 import { mongo } from 'mongoose';
-import { UnavailableError } from '@gw/platform';
 import type {
   Collection,
   Doc,
@@ -15,22 +14,22 @@ import type {
 import { newId, requireStringId } from '../semantics/ids';
 import { upsertFixesId } from '../semantics/update';
 import { duplicateIndexes, mapDuplicateKey } from './duplicate-key';
+import { storeUnavailable, type AnswerBound } from './answer-bound';
 
 type NativeCollection = mongo.Collection<mongo.Document>;
 type NativeDoc = mongo.OptionalId<mongo.Document>;
 
 /**
- * A collection on MongoDB (or a Mongo-wire server) through the driver mongoose bundles. An operation the server
- * has not answered within `opTimeoutMs`, or one it cannot be reached for, fails as unavailable (a 503): the
- * driver itself would wait on a hung server without end (no socket timeout) or 30 s (server selection), past
- * every caller's deadline. Such a write may still land once the server answers again: callers' writes are
+ * A collection on MongoDB (or a Mongo-wire server) through the driver mongoose bundles. An operation on a server
+ * that has gone silent (see AnswerBound), or one it cannot be reached for, fails as unavailable (a 503) instead
+ * of hanging its caller. Such a write may still land once the server answers again: callers' writes are
  * idempotent or single-document, so it lands whole or not at all.
  */
 export class MongoCollection<T extends Doc> implements Collection<T> {
   constructor(
     readonly name: string,
     private readonly db: () => Promise<mongo.Db>,
-    private readonly opTimeoutMs: number,
+    private readonly bound: AnswerBound,
   ) {}
 
   /** Unbounded: start-up work, which may build an index on a large collection, and serves no caller. */
@@ -56,7 +55,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
       await this.run((c) => c.insertMany(docs as unknown as NativeDoc[], { ordered: true }));
       return { insertedIds: ids, duplicateIds: [] };
     }
-    return this.bounded(async () => {
+    return this.bound.run(this.name, async () => {
       const c = await this.collection();
       try {
         await c.insertMany(docs as unknown as NativeDoc[], { ordered: false });
@@ -127,7 +126,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   private run<R>(op: (c: NativeCollection) => Promise<R>): Promise<R> {
-    return this.bounded(async () => {
+    return this.bound.run(this.name, async () => {
       const c = await this.collection();
       try {
         return await op(c);
@@ -136,19 +135,6 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
       }
     });
   }
-
-  /** The work's outcome, or UnavailableError once `opTimeoutMs` has passed (the late outcome is ignored). */
-  private bounded<R>(work: () => Promise<R>): Promise<R> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(storeUnavailable(this.name, `no answer within ${this.opTimeoutMs} ms`)), this.opTimeoutMs);
-    });
-    return Promise.race([work(), late]).finally(() => clearTimeout(timer));
-  }
-}
-
-function storeUnavailable(collection: string, why: string): UnavailableError {
-  return new UnavailableError(`The data store is unavailable right now (${collection}: ${why}); try again shortly`, 'store_unavailable');
 }
 
 /** The driver's errors for a server it cannot reach (or lost mid-operation) as UnavailableError; others unchanged. */
