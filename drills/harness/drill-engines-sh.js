@@ -1,6 +1,6 @@
 // scripts/engines.sh for the drills' own engine pair (GW_ENGINES_NAME=drills, ports of their own).
 // GW_DRILL_ENGINES_NAME names another pair, so two drill runs on one machine never kill each other's broker.
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -30,6 +30,25 @@ function runDrillEngines(...args) {
   return r.stderr;
 }
 
+/**
+ * The same without blocking the event loop (a broker's start takes seconds, during which a drill's load
+ * must keep going and its calls' durations must not include a frozen test process).
+ */
+function runDrillEnginesInBackground(...args) {
+  const extra = args[0] === 'start-keep-data' ? { GW_KAFKA_KEEP_DATA: '1' } : {};
+  const command = args[0] === 'start-keep-data' ? ['start', ...args.slice(1)] : args;
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [ENGINES_SH, ...command], { cwd: ROOT, env: drillEnginesEnv(extra), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve(stderr);
+      else reject(new Error(`scripts/engines.sh ${command.join(' ')} (drills) failed (exit ${code}):\n${stderr}`));
+    });
+  });
+}
+
 function readDrillEnv() {
   const vars = {};
   for (const line of fs.readFileSync(ENV_FILE, 'utf8').split('\n')) {
@@ -40,4 +59,4 @@ function readDrillEnv() {
   return vars;
 }
 
-module.exports = { runDrillEngines, readDrillEnv };
+module.exports = { runDrillEngines, runDrillEnginesInBackground, readDrillEnv };

@@ -13,7 +13,7 @@ describe('loadConfig', () => {
   it('applies defaults and coerces the environment strings', () => {
     expect(loadConfig(schema, {})).toEqual({
       HTTP_PORT: 8080, UPSTREAM_URL: 'http://127.0.0.1:1', VERBOSE: false, LIMIT: 10,
-      STORE: 'embedded', DATA_DIR: './data', BUS: 'embedded', BUS_NAMESPACE: '',
+      STORE: 'embedded', DATA_DIR: './data', STORE_OP_TIMEOUT_MS: 2000, BUS: 'embedded', BUS_NAMESPACE: '',
     });
     expect(loadConfig(schema, { HTTP_PORT: '0', VERBOSE: '1', LIMIT: '25', STORE: 'mongo', MONGO_URL: 'mongodb://db/x' }))
       .toMatchObject({ HTTP_PORT: 0, VERBOSE: true, LIMIT: 25, STORE: 'mongo', MONGO_URL: 'mongodb://db/x' });

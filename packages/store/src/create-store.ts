@@ -3,7 +3,7 @@ import { createMongoStore } from './mongo';
 import type { Logger } from '@gw/platform';
 import type { Store } from './port';
 
-export type StoreConfig = { engine: 'embedded'; dataDir: string } | { engine: 'mongo'; url: string };
+export type StoreConfig = { engine: 'embedded'; dataDir: string } | { engine: 'mongo'; url: string; opTimeoutMs?: number };
 
 /** The store the configuration names; repository code sees only the `Store` port. */
 export function createStore(cfg: StoreConfig, logger?: Logger): Store {
@@ -11,7 +11,7 @@ export function createStore(cfg: StoreConfig, logger?: Logger): Store {
     case 'embedded':
       return createEmbeddedStore({ dataDir: cfg.dataDir, logger });
     case 'mongo':
-      return createMongoStore({ url: cfg.url, logger });
+      return createMongoStore({ url: cfg.url, opTimeoutMs: cfg.opTimeoutMs, logger });
     default:
       throw new Error(`Unknown store engine '${(cfg as { engine?: unknown }).engine}'`);
   }

@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { mongo } from 'mongoose';
 import type {
   Collection,
   Doc,
@@ -14,22 +14,31 @@ import type {
 import { newId, requireStringId } from '../semantics/ids';
 import { upsertFixesId } from '../semantics/update';
 import { duplicateIndexes, mapDuplicateKey } from './duplicate-key';
+import { storeUnavailable, type AnswerBound } from './answer-bound';
 
 type NativeCollection = mongo.Collection<mongo.Document>;
 type NativeDoc = mongo.OptionalId<mongo.Document>;
 
-/** A collection on MongoDB (or a Mongo-wire server) through the driver mongoose bundles. */
+/**
+ * A collection on MongoDB (or a Mongo-wire server) through the driver mongoose bundles. An operation on a server
+ * that has gone silent (see AnswerBound), or one it cannot be reached for, fails as unavailable (a 503) instead
+ * of hanging its caller. Such a write may still land once the server answers again: callers' writes are
+ * idempotent or single-document, so it lands whole or not at all.
+ */
 export class MongoCollection<T extends Doc> implements Collection<T> {
   constructor(
     readonly name: string,
     private readonly db: () => Promise<mongo.Db>,
+    private readonly bound: AnswerBound,
   ) {}
 
+  /** Unbounded: start-up work, which may build an index on a large collection, and serves no caller. */
   async ensureIndex(spec: IndexSpec): Promise<void> {
     const options: mongo.CreateIndexesOptions = {};
     if (spec.unique) options.unique = true;
     if (spec.sparse) options.sparse = true;
-    await this.run((c) => c.createIndex(spec.fields, options));
+    const c = await this.collection();
+    await c.createIndex(spec.fields, options).catch((err: unknown) => { throw unavailableIfUnreachable(err, this.name); });
   }
 
   async insertOne(doc: T): Promise<T> {
@@ -46,19 +55,21 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
       await this.run((c) => c.insertMany(docs as unknown as NativeDoc[], { ordered: true }));
       return { insertedIds: ids, duplicateIds: [] };
     }
-    const c = await this.collection();
-    try {
-      await c.insertMany(docs as unknown as NativeDoc[], { ordered: false });
-      return { insertedIds: ids, duplicateIds: [] };
-    } catch (err) {
-      const skipped = duplicateIndexes(err);
-      if (!skipped) throw mapDuplicateKey(err, this.name);
-      const skippedSet = new Set(skipped);
-      return {
-        insertedIds: ids.filter((_, i) => !skippedSet.has(i)),
-        duplicateIds: skipped.map((i) => ids[i]),
-      };
-    }
+    return this.bound.run(this.name, async () => {
+      const c = await this.collection();
+      try {
+        await c.insertMany(docs as unknown as NativeDoc[], { ordered: false });
+        return { insertedIds: ids, duplicateIds: [] };
+      } catch (err) {
+        const skipped = duplicateIndexes(err);
+        if (!skipped) throw unavailableIfUnreachable(mapDuplicateKey(err, this.name), this.name);
+        const skippedSet = new Set(skipped);
+        return {
+          insertedIds: ids.filter((_, i) => !skippedSet.has(i)),
+          duplicateIds: skipped.map((i) => ids[i]),
+        };
+      }
+    });
   }
 
   async findOne(filter: Filter, opts: Omit<FindOptions, 'limit'> = {}): Promise<T | null> {
@@ -114,12 +125,20 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
     return (await this.db()).collection(this.name);
   }
 
-  private async run<R>(op: (c: NativeCollection) => Promise<R>): Promise<R> {
-    const c = await this.collection();
-    try {
-      return await op(c);
-    } catch (err) {
-      throw mapDuplicateKey(err, this.name);
-    }
+  private run<R>(op: (c: NativeCollection) => Promise<R>): Promise<R> {
+    return this.bound.run(this.name, async () => {
+      const c = await this.collection();
+      try {
+        return await op(c);
+      } catch (err) {
+        throw unavailableIfUnreachable(mapDuplicateKey(err, this.name), this.name);
+      }
+    });
   }
+}
+
+/** The driver's errors for a server it cannot reach (or lost mid-operation) as UnavailableError; others unchanged. */
+function unavailableIfUnreachable(err: unknown, collection: string): unknown {
+  const unreachable = err instanceof mongo.MongoNetworkError || err instanceof mongo.MongoServerSelectionError || err instanceof mongo.MongoNotConnectedError;
+  return unreachable ? Object.assign(storeUnavailable(collection, (err as Error).name), { cause: err }) : err;
 }

@@ -2,12 +2,18 @@ import mongoose, { type mongo } from 'mongoose';
 import { createLogger, type Logger } from '@gw/platform';
 import type { Collection, Doc, Store } from '../port';
 import { MongoCollection } from './mongo-collection';
+import { AnswerBound } from './answer-bound';
 
 export interface MongoStoreConfig {
   /** Connection string; the database is the one it names. */
   url: string;
   /** How long `ping()` waits for an answer; default 2 s. */
   pingTimeoutMs?: number;
+  /**
+   * How long an operation waits on a silent server before it checks the server is alive (default 2 s): a hung
+   * server fails it as unavailable in about twice this, inside the 5 s of an internal call.
+   */
+  opTimeoutMs?: number;
   /** The owning service's logger; the store's lines add only `component`. */
   logger?: Logger;
 }
@@ -31,6 +37,7 @@ class MongoStore implements Store {
   private readonly connection = mongoose.createConnection();
   private readonly url: string;
   private readonly pingTimeoutMs: number;
+  private readonly bound: AnswerBound;
   private opening: Promise<mongo.Db> | undefined;
   private closed = false;
 
@@ -38,6 +45,7 @@ class MongoStore implements Store {
     this.url = cfg.url;
     this.log = (cfg.logger ?? createLogger(null)).child({ component: 'store-mongo' });
     this.pingTimeoutMs = cfg.pingTimeoutMs ?? 2_000;
+    this.bound = new AnswerBound(cfg.opTimeoutMs ?? 2_000, () => this.database().then((db) => db.admin().command({ ping: 1 })));
     // Without a listener, a connection 'error' event would be thrown as an uncaught exception.
     this.connection.on('error', (err: unknown) => {
       if (!this.closed) this.log.error({ err }, 'mongo connection error');
@@ -71,7 +79,7 @@ class MongoStore implements Store {
 
   collection<T extends Doc>(name: string): Collection<T> {
     if (this.closed) throw new Error('Mongo store is closed');
-    return new MongoCollection<T>(name, () => this.database());
+    return new MongoCollection<T>(name, () => this.database(), this.bound);
   }
 
   async ping(): Promise<boolean> {

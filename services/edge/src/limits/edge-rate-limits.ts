@@ -9,6 +9,18 @@ import { MemoryWindowCounters, StoreWindowCounters } from './window-counters';
 
 type UsageMessage = TopicMessages[typeof TOPICS.usage];
 
+/** Counting takes a store round trip or two (milliseconds); far past that, the store is in trouble. */
+const DEFAULT_ADMISSION_BUDGET_MS = 1_000;
+
+/** The admission, or a failure once `ms` have passed (a late count still lands: the request is counted, not refused). */
+function withinBudget<T>(admission: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`rate counters did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([admission, late]).finally(() => clearTimeout(timer));
+}
+
 const count = (v: unknown): number => {
   const n = Number(v ?? 0);
   return Number.isFinite(n) && n > 0 ? n : 0;
@@ -38,13 +50,16 @@ export interface EdgeRateLimits {
 /**
  * The edge's rate limits. With a store (the distributed mode) the counters are shared by every edge instance
  * and one consumer group adds each call's tokens once; without one (a single edge) they live in memory.
- * When the counters cannot be reached the request is admitted (logged): limits protect capacity, and the
- * spend limits in billing still hold.
+ * When the counters cannot be reached, or do not answer within `admissionBudgetMs`, the request is admitted
+ * (logged): limits protect capacity, the spend limits in billing still hold, and a hung counter store must not
+ * hold every call at the edge for the store's own timeout.
  */
 export function openEdgeRateLimits(
-  settings: RateLimitSettings, deps: { bus: TypedBus<TopicMessages>; store: Store | undefined; logger: Logger; metrics: Metrics },
+  settings: RateLimitSettings,
+  deps: { bus: TypedBus<TopicMessages>; store: Store | undefined; logger: Logger; metrics: Metrics; admissionBudgetMs?: number },
 ): EdgeRateLimits {
   const { bus, store, logger, metrics } = deps;
+  const admissionBudgetMs = deps.admissionBudgetMs ?? DEFAULT_ADMISSION_BUDGET_MS;
   const log = logger.child({ component: 'rate-limits' });
   const shared = store ? new StoreWindowCounters(store) : null;
   // The sweep's index; the edge serves without it (and without its store: requests are then admitted).
@@ -72,7 +87,7 @@ export function openEdgeRateLimits(
     async enforce(res, identity, metered, keyLimits) {
       let admission;
       try {
-        admission = await limiter.admit(identity, metered, keyLimits);
+        admission = await withinBudget(limiter.admit(identity, metered, keyLimits), admissionBudgetMs);
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'rate counters unreachable; request admitted');
         return;

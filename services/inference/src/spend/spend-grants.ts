@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { applyFactorPpm, type PriceBook } from '@gw/catalog';
-import type { Identity, Logger } from '@gw/platform';
+import { PaymentRequiredError, UnavailableError, type Identity, type Logger } from '@gw/platform';
 import type { CallHold } from '@gw/billed-call';
 import type { CallBounds, SpendGuard } from './spend-guard';
 
@@ -38,7 +38,7 @@ export class SpendGrants {
   private readonly current = new Map<string, Grant>();
   private readonly renewals = new Map<string, Promise<unknown>>();
   /** A key's last retirement, which its next grant waits for so the grant is sized on what is really held. */
-  private readonly retirements = new Map<string, Promise<void>>();
+  private readonly retirements = new Map<string, Promise<boolean>>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -71,8 +71,11 @@ export class SpendGrants {
       if (taken) return taken;
       const pending = this.renewals.get(scope);
       if (pending) {
-        // Another call is renewing this key's grant: try the new one (or, if that failed, renew again).
-        await pending.catch(() => undefined);
+        // Another call is renewing this key's grant: try the new one, or renew again if that call's own size was
+        // refused. Any other failure (billing did not answer) is this call's too: another renewal would only
+        // wait out billing's deadline once more, and the calls queued behind it would wait for each in turn.
+        const failure = await pending.then(() => null, (err: unknown) => err);
+        if (failure !== null && !(failure instanceof PaymentRequiredError)) throw failure;
         continue;
       }
       const renewal = this.renew(scope, id, call, listWorst, traceId);
@@ -130,7 +133,8 @@ export class SpendGrants {
     const estimate = applyFactorPpm(listWorst, previous?.priceFactorPpm ?? 1_000_000);
     const wanted = Math.min(this.options.maxGrantMicros, estimate * this.options.callsPerGrant);
     const grantId = `grant-${randomUUID()}`;
-    await this.retirements.get(scope);
+    // Billing did not answer the last retirement: a grant asked now would wait out its deadline a second time.
+    if ((await this.retirements.get(scope)) === false) throw new UnavailableError('Billing is unavailable right now; try again shortly', 'billing_unavailable');
     const held = await this.guard.grant(id, grantId, call, wanted, traceId);
     if (this.current.has(scope)) this.retire(scope);
     this.current.set(scope, {

@@ -1,12 +1,13 @@
 import * as grpc from '@grpc/grpc-js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { billingConfigSchema, startBillingService } from '@gw/billing';
 import { modelSchema, type CatalogModel } from '@gw/catalog';
 import { createBus, type Bus } from '@gw/bus';
-import { createLogger, grpcClientOptions, IdentitySigner, serviceIdentityInterceptor, type GatewayError, type Identity, type RunningService } from '@gw/platform';
+import { createLogger, grpcClientOptions, IdentitySigner, INTERNAL_CALL_DEADLINE_MS, serviceIdentityInterceptor, type GatewayError, type Identity, type RunningService } from '@gw/platform';
 import { billingProto, TOPICS, type BillingServiceClient, type UsageEvent } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { PriceBook, readCatalog } from '@gw/catalog';
@@ -184,6 +185,7 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
 
   describe('spend grants: calls admitted locally against one hold per key', () => {
     const grantsOf: SpendGrants[] = [];
+    const silentSockets: Socket[] = [];
     afterAll(async () => { await Promise.all(grantsOf.map((g) => g.close())); });
     const grants = (maxGrantMicros = 1_000_000) => {
       const g = new SpendGrants(guard(), PriceBook.fromCatalog(readCatalog(join(dir, 'catalog.json'))), { maxGrantMicros, callsPerGrant: 256, lifetimeMs: 60_000 }, logger);
@@ -222,6 +224,25 @@ describe('SpendGuard against the real billing service (embedded engines)', () =>
       expect(await outcome(g.admit(id, requestId(), call(99), 't'))).toBe('allowed');
       expect(await outcome(g.admit(id, requestId(), call(99), 't'))).toBe('PaymentRequiredError insufficient_balance');
     });
+
+    it('while billing does not answer, the calls queued behind a key\'s grant renewal fail with its 503 together', async () => {
+      // Accepts connections and never answers: a billing whose store is frozen, as far as its callers can tell.
+      const silent = createServer((socket) => { silentSockets.push(socket); });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      try {
+        const g = new SpendGrants(guard(`127.0.0.1:${(silent.address() as AddressInfo).port}`), PriceBook.fromCatalog(readCatalog(join(dir, 'catalog.json'))),
+          { maxGrantMicros: 1_000_000, callsPerGrant: 256, lifetimeMs: 60_000 }, logger);
+        const startedAt = Date.now();
+        const results = await Promise.all(Array.from({ length: 10 }, () => outcome(g.admit(identity('acct_rich', hash(0x51)), requestId(), call(99), 't'))));
+        expect(new Set(results)).toEqual(new Set(['UnavailableError service_unavailable']));
+        // One internal deadline (5 s) for all of them, not one per renewal round each call would start.
+        expect(Date.now() - startedAt).toBeLessThan(INTERNAL_CALL_DEADLINE_MS * 2);
+        await g.close();
+      } finally {
+        silentSockets.forEach((s) => s.destroy());
+        await new Promise((resolve) => silent.close(resolve));
+      }
+    }, 30_000);
 
     it('usage settles each call\'s share; a failed call gives its share back; retiring leaves nothing held', async () => {
       const g = grants();

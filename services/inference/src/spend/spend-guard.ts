@@ -68,8 +68,11 @@ export class SpendGuard {
     void this.send({ account_id: id.accountId, request_id: requestId }, traceId);
   }
 
-  /** Gives back what no call of the grant will use; best effort (billing expires a grant not retired), so it never rejects. */
-  retireGrant(accountId: string, grantId: string, unusedMicros: number, traceId: string): Promise<void> {
+  /**
+   * Gives back what no call of the grant will use; best effort (billing expires a grant not retired), so it never
+   * rejects: it resolves to whether billing answered.
+   */
+  retireGrant(accountId: string, grantId: string, unusedMicros: number, traceId: string): Promise<boolean> {
     return this.send({ account_id: accountId, request_id: grantId, retire_grant: true, unused_micros: unusedMicros }, traceId);
   }
 
@@ -90,8 +93,10 @@ export class SpendGuard {
     return { heldMicros: Number(res.held_micros), callMicros: Number(res.call_micros), priceFactorPpm: Number(res.price_factor_ppm) };
   }
 
-  private send(req: ReleaseRequest, traceId: string): Promise<void> {
-    return callUnary<ReleaseRequest, ReleaseResult>(this.billing, this.billing.Release, req, { traceId })
-      .then(() => undefined, (err: unknown) => this.logger.warn({ err, holdId: req.request_id }, 'spend hold release failed; billing expires it'));
+  private send(req: ReleaseRequest, traceId: string): Promise<boolean> {
+    return callUnary<ReleaseRequest, ReleaseResult>(this.billing, this.billing.Release, req, { traceId }).then(() => true, (err: unknown) => {
+      this.logger.warn({ err, holdId: req.request_id }, 'spend hold release failed; billing expires it');
+      return false;
+    });
   }
 }
