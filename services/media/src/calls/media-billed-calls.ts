@@ -1,4 +1,4 @@
-import { BilledCalls, type CallHold, type StreamJournal } from '@gw/billed-call';
+import { BilledCalls, untilFlushed, type CallHold, type StreamJournal } from '@gw/billed-call';
 import type { BatchingPublisher } from '@gw/bus';
 import { callUnary, type Identity, type Logger } from '@gw/platform';
 import { TOPICS, type BillingServiceClient, type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult, type UsageEvent } from '@gw/proto';
@@ -58,6 +58,7 @@ export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: 
           trace_id: call.traceId,
         };
         publisher.enqueue(TOPICS.usage, { key: call.identity.accountId, value: event });
+        return untilFlushed(publisher);
       },
       // Streamed media (image partials, transcript deltas, audio) is billed when the stream ends.
       openStream: () => UNJOURNALED,
