@@ -103,7 +103,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const billed = outcomes.filter((o) => o.end === 'answered' || o.end === 'stream-error').map((o) => o.requestId!);
     await expectExactlyOnce('inference', billed, before, outcomes, killedAt);
     Object.assign(figures, {
-      inference_in_flight: inFlight, inference_ready_ms: readyMs, inference_recover_ms: Date.now() - killedAt,
+      inference_in_flight: inFlight, inference_ready_ms: readyMs, inference_serving_again_ms: servingAgainMs(outcomes, killedAt), inference_settled_ms: Date.now() - killedAt,
       inference_answered: countEnds(outcomes).answered, inference_streams_cut: cut.length, inference_refused: countEnds(outcomes).refused,
     });
   });
@@ -122,7 +122,8 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const billed = outcomes.filter((o) => o.end === 'answered' || o.end === 'stream-error').map((o) => o.requestId!);
     await expectExactlyOnce('billing', billed, before, outcomes, killedAt);
     Object.assign(figures, {
-      billing_in_flight: inFlight, billing_answered_before_kill: answeredBefore, billing_ready_ms: readyMs, billing_recover_ms: Date.now() - killedAt,
+      billing_in_flight: inFlight, billing_answered_before_kill: answeredBefore, billing_ready_ms: readyMs,
+      billing_serving_again_ms: servingAgainMs(outcomes, killedAt), billing_settled_ms: Date.now() - killedAt,
       billing_answered: countEnds(outcomes).answered, billing_refused: countEnds(outcomes).refused,
     });
   });
@@ -140,7 +141,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const readyMs = await crash('batch');
     let batch: any; // eslint-disable-line @typescript-eslint/no-explicit-any
     await waitFor('the batch to finish', async () => ['completed', 'failed'].includes((batch = await progress()).status), 90_000);
-    const recoverMs = Date.now() - killedAt;
+    const settledMs = Date.now() - killedAt;
     expect(batch).toMatchObject({ status: 'completed', request_counts: { total: ids.length, completed: ids.length, failed: 0 } });
     const lines = await outputLines(stack, key, batch.output_file_id);
     expect(lines.map((l) => l.custom_id).sort()).toEqual([...ids].sort());
@@ -152,7 +153,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     expect(upstream).toBe(ids.length);
     const delivered = await callbacksFor(batchId, 1);
     Object.assign(figures, {
-      batch_lines: ids.length, batch_lines_done_at_kill: doneAtKill, batch_ready_ms: readyMs, batch_recover_ms: recoverMs,
+      batch_lines: ids.length, batch_lines_done_at_kill: doneAtKill, batch_ready_ms: readyMs, batch_settled_ms: settledMs,
       batch_upstream_calls: upstream, batch_callbacks_received: delivered, batch_callback_duplicates: delivered - 1,
     });
   });
@@ -174,7 +175,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const killedAt = Date.now();
     const readyMs = await crash('media');
     await waitFor('every video finished', async () => (await statuses()).every((s) => s === 'completed' || s === 'failed'), 60_000);
-    const recoverMs = Date.now() - killedAt;
+    const settledMs = Date.now() - killedAt;
     expect(await statuses()).toEqual(videos.map(() => 'completed'));
     for (const id of videos) await waitForBilledRequest(stack.baseURL, key, id);
     await expectExactlyOnce('media', videos, before);
@@ -182,7 +183,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     let received = 0;
     for (let i = 0; i < videos.length; i++) received += await callbacksFor(`/video/${tag}/${i}`, 1, 'path');
     Object.assign(figures, {
-      media_in_flight: videos.length, media_ready_ms: readyMs, media_recover_ms: recoverMs,
+      media_in_flight: videos.length, media_ready_ms: readyMs, media_settled_ms: settledMs,
       media_callbacks_received: received, media_callback_duplicates: received - videos.length,
     });
   });
@@ -205,7 +206,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const inFlight = callbacks.receiver.received.filter((r) => r.path === `/slow/${tag}` && r.atMs > killedAt - SLOW_ACK_MS).length;
     const readyMs = await crash('webhooks');
     await waitFor('every callback delivered', async () => events.every((id) => arrivals(id).length > 0), 60_000);
-    const recoverMs = Date.now() - killedAt;
+    const settledMs = Date.now() - killedAt;
     // Attempts the restarted service may still make (1 s, then 3 s backoff) have had their time.
     await new Promise((r) => setTimeout(r, 4_000));
     const perEvent = events.map((id) => arrivals(id).length);
@@ -213,7 +214,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     expect(perEvent.every((n) => n >= 1 && n <= 3)).toBe(true);
     expect(duplicates).toBeLessThanOrEqual(inFlight);
     Object.assign(figures, {
-      webhooks_events: events.length, webhooks_in_flight: inFlight, webhooks_ready_ms: readyMs, webhooks_recover_ms: recoverMs,
+      webhooks_events: events.length, webhooks_in_flight: inFlight, webhooks_ready_ms: readyMs, webhooks_settled_ms: settledMs,
       webhooks_callbacks_received: perEvent.reduce((a, n) => a + n, 0), webhooks_duplicates: duplicates,
     });
   });
@@ -229,6 +230,11 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     return n;
   }
 });
+
+/** From the kill to the start of the first call answered after it. */
+function servingAgainMs(outcomes: CallOutcome[], killedAt: number): number {
+  return Math.min(...outcomes.filter((o) => o.startedAt > killedAt && o.end === 'answered').map((o) => o.startedAt)) - killedAt;
+}
 
 /** A platform batch of chat lines on the slow model (3 s each): a fan-out that is mid-way for a while. */
 async function createBatch(stack: TestStack, key: string, customIds: string[], callbackUrl: string): Promise<string> {

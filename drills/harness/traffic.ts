@@ -83,7 +83,8 @@ export async function chatCall(call: ChatCall): Promise<CallOutcome> {
     requestId = res.headers.get('x-request-id');
     const text = await res.text();
     if (res.status !== 200) {
-      return isEnvelope(parseJson(text), res.status) ? done('refused', status, requestId) : done('broken', status, requestId, `not the envelope: ${text.slice(0, 200)}`);
+      const body = parseJson(text) as { error?: { code?: string } } | null;
+      return isEnvelope(body, res.status) ? done('refused', status, requestId, body?.error?.code ?? '') : done('broken', status, requestId, `not the envelope: ${text.slice(0, 200)}`);
     }
     if (!call.stream) {
       const body = parseJson(text) as { object?: string } | null;
