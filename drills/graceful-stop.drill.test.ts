@@ -50,7 +50,7 @@ describe('graceful stop of every service in turn under load (processes: Kafka + 
       await stack.processes!.start(service);
       const readyMs = Date.now() - from;
       // Served again by the new process before the next stop.
-      await waitFor(`calls answered after ${service} restarted`, async () => load.outcomes.some((o) => o.startedAt > from + readyMs && o.end === 'answered'), 30_000);
+      await waitFor(`calls answered after ${service} restarted`, async () => load.outcomes.some((o) => o.startedAt > from + readyMs && o.end === 'answered'), 60_000);
       windows.push({ service, from, to: Date.now() });
       maxDrainMs = Math.max(maxDrainMs, drainMs);
       Object.assign(figures, { [`${service}_drain_ms`]: drainMs, [`${service}_ready_ms`]: readyMs });

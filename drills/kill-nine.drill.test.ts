@@ -94,7 +94,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const killedAt = Date.now();
     const inFlight = load.inFlightAt(killedAt) + streams.length;
     const readyMs = await crash('inference');
-    await waitFor('calls answered again', async () => load.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 30_000);
+    await waitFor('calls answered again', async () => load.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 60_000);
     const outcomes = [...await load.stop(), ...await Promise.all(streams)];
     const cut = outcomes.filter((o) => o.end === 'stream-error');
     expectCleanEnds(outcomes);
@@ -116,7 +116,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const inFlight = load.inFlightAt(killedAt);
     const answeredBefore = countEnds(load.outcomes).answered;
     const readyMs = await crash('billing');
-    await waitFor('calls answered again', async () => load.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 30_000);
+    await waitFor('calls answered again', async () => load.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 60_000);
     const outcomes = await load.stop();
     expectCleanEnds(outcomes);
     const billed = outcomes.filter((o) => o.end === 'answered' || o.end === 'stream-error').map((o) => o.requestId!);
