@@ -19,8 +19,8 @@ const ACCOUNT = 'acct_graceful';
 const ORDER: ServiceName[] = ['keys', 'billing', 'inference', 'batch', 'webhooks', 'media', 'edge'];
 /** A call that has not ended by then hangs. */
 const CALL_DEADLINE_MS = 30_000;
-/** Six words at one chunk per 200 ms: a stream that is under way whenever a stop comes. */
-const TRICKLE_PROMPT = 'one two three four five six';
+/** Fifteen words at one chunk per 200 ms: a stream of about three seconds, under way whenever a stop comes. */
+const TRICKLE_PROMPT = Array.from({ length: 15 }, (_, i) => `word${i}`).join(' ');
 
 describe('graceful stop of every service in turn under load (processes: Kafka + MongoDB-wire)', () => {
   const stack = useStack('processes', { accounts: [{ id: ACCOUNT, credit_usd: '5' }] });

@@ -103,7 +103,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     const billed = outcomes.filter((o) => o.end === 'answered' || o.end === 'stream-error').map((o) => o.requestId!);
     await expectExactlyOnce('inference', billed, before, outcomes, killedAt);
     Object.assign(figures, {
-      inference_in_flight: inFlight, inference_ready_ms: readyMs, inference_serving_again_ms: servingAgainMs(outcomes, killedAt), inference_settled_ms: Date.now() - killedAt,
+      inference_in_flight: inFlight, inference_ready_ms: readyMs, inference_refusing_ms: refusingMs(outcomes, killedAt), inference_settled_ms: Date.now() - killedAt,
       inference_answered: countEnds(outcomes).answered, inference_streams_cut: cut.length, inference_refused: countEnds(outcomes).refused,
     });
   });
@@ -123,7 +123,7 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     await expectExactlyOnce('billing', billed, before, outcomes, killedAt);
     Object.assign(figures, {
       billing_in_flight: inFlight, billing_answered_before_kill: answeredBefore, billing_ready_ms: readyMs,
-      billing_serving_again_ms: servingAgainMs(outcomes, killedAt), billing_settled_ms: Date.now() - killedAt,
+      billing_refusing_ms: refusingMs(outcomes, killedAt), billing_settled_ms: Date.now() - killedAt,
       billing_answered: countEnds(outcomes).answered, billing_refused: countEnds(outcomes).refused,
     });
   });
@@ -231,9 +231,9 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
   }
 });
 
-/** From the kill to the start of the first call answered after it. */
-function servingAgainMs(outcomes: CallOutcome[], killedAt: number): number {
-  return Math.min(...outcomes.filter((o) => o.startedAt > killedAt && o.end === 'answered').map((o) => o.startedAt)) - killedAt;
+/** How long clients were refused: from the kill to the start of the last call refused (0: none was). */
+function refusingMs(outcomes: CallOutcome[], killedAt: number): number {
+  return Math.max(0, ...outcomes.filter((o) => o.end === 'refused').map((o) => o.startedAt - killedAt));
 }
 
 /** A platform batch of chat lines on the slow model (3 s each): a fan-out that is mid-way for a while. */
