@@ -10,6 +10,8 @@ export interface BillingCheck {
   missing: string[];
   /** Sum of the records' charged costs. */
   chargedMicros: number;
+  /** Each billed id's charge. */
+  charges: Map<string, number>;
   /** What the balance fell by since `before`. */
   balanceDropMicros: number;
 }
@@ -47,7 +49,7 @@ export async function checkBilledOnce(baseURL: string, key: string, ids: string[
   const drop = async () => beforeMicros - (await spendableMicros(baseURL, key));
   await waitFor('the balance to settle', async () => (await drop()) >= chargedMicros, 30_000).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 2_000));
-  return { billed: found.size, missing, chargedMicros, balanceDropMicros: await drop() };
+  return { billed: found.size, missing, chargedMicros, charges: found, balanceDropMicros: await drop() };
 }
 
 /** Ids whose billing lookup answers a record (they must not have been billed). */
