@@ -38,24 +38,30 @@ describe('graceful stop of every service in turn under load (processes: Kafka + 
         stream: w >= 2,
       }),
     });
-    await waitFor('calls flowing', async () => countEnds(load.outcomes).answered >= 20, 30_000);
-
     const figures: Figures = {};
     const windows: { service: ServiceName; from: number; to: number }[] = [];
     let maxDrainMs = 0;
-    for (const service of ORDER) {
-      const from = Date.now();
-      await stack.processes!.kill(service, 'SIGTERM');
-      const drainMs = Date.now() - from;
-      await stack.processes!.start(service);
-      const readyMs = Date.now() - from;
-      // Served again by the new process before the next stop.
-      await waitFor(`calls answered after ${service} restarted`, async () => load.outcomes.some((o) => o.startedAt > from + readyMs && o.end === 'answered'), 60_000);
-      windows.push({ service, from, to: Date.now() });
-      maxDrainMs = Math.max(maxDrainMs, drainMs);
-      Object.assign(figures, { [`${service}_drain_ms`]: drainMs, [`${service}_ready_ms`]: readyMs });
+    let outcomes: CallOutcome[];
+    try {
+      await waitFor('calls flowing', async () => countEnds(load.outcomes).answered >= 20, 30_000);
+      for (const service of ORDER) {
+        const from = Date.now();
+        await stack.processes!.kill(service, 'SIGTERM');
+        const drainMs = Date.now() - from;
+        await stack.processes!.start(service);
+        const readyMs = Date.now() - from;
+        // Served again by the new process before the next stop.
+        await waitFor(`calls answered after ${service} restarted`, async () => load.outcomes.some((o) => o.startedAt > from + readyMs && o.end === 'answered'), 60_000);
+        windows.push({ service, from, to: Date.now() });
+        maxDrainMs = Math.max(maxDrainMs, drainMs);
+        Object.assign(figures, { [`${service}_drain_ms`]: drainMs, [`${service}_ready_ms`]: readyMs });
+        // Progress in the log: on a machine too busy for the drill's time bound, it shows how far it got.
+        process.stderr.write(`[graceful-stop] ${service}: drained in ${drainMs} ms, ready ${readyMs} ms after the SIGTERM\n`);
+      }
+    } finally {
+      // A failed step must not leave the load running (jest would never exit).
+      outcomes = await load.stop();
     }
-    const outcomes = await load.stop();
 
     for (const w of windows) {
       const inWindow = outcomes.filter((o) => o.startedAt >= w.from && o.startedAt < w.to);

@@ -7,7 +7,7 @@ import { useStack, type ServiceName, type TestStack } from '../test-e2e/harness/
 import { E2E_VIDEO_MODEL } from '../test-e2e/harness/video-catalog';
 import { checkBilledOnce } from './harness/billing-check';
 import { reportFigures, type Figures } from './harness/figures';
-import { chatCall, countEnds, startLoad, type CallOutcome } from './harness/traffic';
+import { chatCall, countEnds, startLoad, type CallOutcome, type Load, type LoadOptions } from './harness/traffic';
 
 jest.setTimeout(120_000);
 
@@ -49,6 +49,11 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
   afterAll(() => {
     if (Object.keys(figures).length > 0) reportFigures('kill-nine', figures);
   });
+
+  // A step that failed must not leave its load running (jest would never exit).
+  const loads: Load[] = [];
+  const load = (opts: LoadOptions) => { const l = startLoad(opts); loads.push(l); return l; };
+  afterEach(async () => { await Promise.all(loads.splice(0).map((l) => l.stop())); });
 
   /** SIGKILL, then a new process; resolves with the time from the kill to the new one being ready. */
   async function crash(name: ServiceName): Promise<number> {
@@ -97,14 +102,14 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
     // ~100 words at one chunk per 200 ms: twenty seconds of stream, every one of them in flight at the kill.
     const words = Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ');
     const streams = Array.from({ length: 6 }, () => chatCall(chat('inference', true, E2E_TRICKLE_MODEL, words)));
-    const load = startLoad({ workers: 3, call: (w, n) => chat('inference', n % 2 === 0, E2E_MODEL, `load ${w}.${n}`) });
-    await waitFor('calls answered under load', async () => countEnds(load.outcomes).answered >= 10, 30_000);
+    const traffic = load({ workers: 3, call: (w, n) => chat('inference', n % 2 === 0, E2E_MODEL, `load ${w}.${n}`) });
+    await waitFor('calls answered under load', async () => countEnds(traffic.outcomes).answered >= 10, 30_000);
     await new Promise((r) => setTimeout(r, 2_500)); // the streams past their first journal checkpoint
     const killedAt = Date.now();
-    const inFlight = load.inFlightAt(killedAt) + streams.length;
+    const inFlight = traffic.inFlightAt(killedAt) + streams.length;
     const readyMs = await crash('inference');
-    await waitFor('calls answered again', async () => load.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 60_000);
-    const outcomes = [...await load.stop(), ...await Promise.all(streams)];
+    await waitFor('calls answered again', async () => traffic.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 60_000);
+    const outcomes = [...await traffic.stop(), ...await Promise.all(streams)];
     const cut = outcomes.filter((o) => o.end === 'stream-error');
     expectCleanEnds(outcomes);
     // Every trickling stream was cut by the kill, and its end reached the client as the error event.
@@ -121,14 +126,14 @@ describe('kill -9 of each service mid-work (processes: Kafka + MongoDB-wire)', (
 
   test('billing mid-consume: usage that waited in the bus is billed once after the restart', async () => {
     const before = await spendableMicros(stack.baseURL, keyOf('billing'));
-    const load = startLoad({ workers: 4, call: (w, n) => chat('billing', n % 3 === 0, E2E_MODEL, `usage ${w}.${n}`) });
-    await waitFor('usage flowing', async () => countEnds(load.outcomes).answered >= 30, 30_000);
+    const traffic = load({ workers: 4, call: (w, n) => chat('billing', n % 3 === 0, E2E_MODEL, `usage ${w}.${n}`) });
+    await waitFor('usage flowing', async () => countEnds(traffic.outcomes).answered >= 30, 30_000);
     const killedAt = Date.now();
-    const inFlight = load.inFlightAt(killedAt);
-    const answeredBefore = countEnds(load.outcomes).answered;
+    const inFlight = traffic.inFlightAt(killedAt);
+    const answeredBefore = countEnds(traffic.outcomes).answered;
     const readyMs = await crash('billing');
-    await waitFor('calls answered again', async () => load.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 60_000);
-    const outcomes = await load.stop();
+    await waitFor('calls answered again', async () => traffic.outcomes.some((o) => o.startedAt > killedAt + readyMs && o.end === 'answered'), 60_000);
+    const outcomes = await traffic.stop();
     expectCleanEnds(outcomes);
     const billed = outcomes.filter((o) => o.end === 'answered' || o.end === 'stream-error').map((o) => o.requestId!);
     await expectExactlyOnce('billing', billed, before, outcomes, killedAt);
