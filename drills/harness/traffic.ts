@@ -11,6 +11,11 @@ export type CallEnd =
   | 'stream-error'
   /** Nothing listened on the edge's port: the connection was refused, no request was accepted. */
   | 'connection-refused'
+  /**
+   * The connection closed before any response: a request sent on a kept-alive connection just as the server
+   * closed it as idle (HTTP/1.1 cannot warn an idle client; RFC 9112 9.3.1). The server never read it.
+   */
+  | 'closed-before-response'
   /** A broken answer: a reset or closed connection, a body that stopped, an error without the envelope. */
   | 'broken'
   /** No end within the call's deadline. */
@@ -94,7 +99,7 @@ export async function chatCall(call: ChatCall): Promise<CallOutcome> {
     return endsWithErrorEvent(text) ? done('stream-error', status, requestId) : done('broken', status, requestId, `stream stopped: ${text.slice(-200)}`);
   } catch (err) {
     const { end, detail } = networkEnd(err);
-    return done(end, status, requestId, detail);
+    return done(end === 'broken' && status === null ? 'closed-before-response' : end, status, requestId, detail);
   }
 }
 
@@ -142,7 +147,7 @@ export function startLoad(opts: LoadOptions): Load {
 
 /** Outcomes counted by how they ended. */
 export function countEnds(outcomes: CallOutcome[]): Record<CallEnd, number> {
-  const counts: Record<CallEnd, number> = { answered: 0, refused: 0, 'stream-error': 0, 'connection-refused': 0, broken: 0, hang: 0 };
+  const counts: Record<CallEnd, number> = { answered: 0, refused: 0, 'stream-error': 0, 'connection-refused': 0, 'closed-before-response': 0, broken: 0, hang: 0 };
   for (const o of outcomes) counts[o.end] += 1;
   return counts;
 }
