@@ -137,6 +137,10 @@ start_mongo() {
   echo $! >"$RUN/mongo.pid"
 }
 
+# running <pid file>: the engine this start launched is still there. No command-line check: until the
+# background shell has exec'd java (late on a loaded machine) its command line is still bash's.
+running() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
 # stop_one <name> <cmdline pattern>: SIGTERM, then SIGKILL if it is still there after 10 s.
 stop_one() {
   local pidfile="$RUN/$1.pid" pid i
@@ -195,8 +199,8 @@ cmd_start() {
     log "waiting up to ${TIMEOUT}s for Kafka on :$KAFKA_PORT and Mongo-wire on :$MONGO_PORT..."
     local kafka_ok=0 mongo_ok=0
     while ((SECONDS - t0 < TIMEOUT)); do
-      alive "$RUN/kafka.pid" kafka.Kafka || fail_start kafka "Kafka exited during start-up"
-      alive "$RUN/mongo.pid" MongoWireServer || fail_start mongo "Mongo-wire server exited during start-up"
+      running "$RUN/kafka.pid" || fail_start kafka "Kafka exited during start-up"
+      running "$RUN/mongo.pid" || fail_start mongo "Mongo-wire server exited during start-up"
       # The port opens before the broker has finished starting; the log line marks the end of start-up.
       ((kafka_ok)) || { grep -q 'Kafka Server started' "$RUN/kafka.log" 2>/dev/null && port_open "$KAFKA_PORT" && kafka_ok=1; } || true
       ((mongo_ok)) || { port_open "$MONGO_PORT" && mongo_ok=1; } || true

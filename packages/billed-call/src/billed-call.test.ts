@@ -1,5 +1,5 @@
 import { createLogger, PaymentRequiredError, UpstreamError, type Identity } from '@gw/platform';
-import { BilledCalls, type BilledCallRecord, type FailedCallRecord, type RouteRef } from './billed-call';
+import { BilledCalls, untilFlushed, type BilledCallRecord, type FailedCallRecord, type RouteRef } from './billed-call';
 import { callFailedEvent } from './call-failed-event';
 
 /**
@@ -13,7 +13,7 @@ interface Plan { routes: Route[] }
 const identity: Identity = { accountId: 'acct_1', keyHash: 'kh_1', isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const route = (id: string, fails = false): Route => ({ providerName: `p-${id}`, deployment: { id }, fails });
 
-function harness(opts: { refuse?: boolean } = {}) {
+function harness(opts: { refuse?: boolean; durable?: () => Promise<void> } = {}) {
   const log: string[] = [];
   const records: Array<BilledCallRecord<Route, 'images', Usage>> = [];
   const failures: Array<FailedCallRecord<Route, 'images'>> = [];
@@ -40,7 +40,7 @@ function harness(opts: { refuse?: boolean } = {}) {
       },
     },
     usage: {
-      record: (call) => { records.push(call); log.push(`record ${call.requestId}`); },
+      record: (call) => { records.push(call); log.push(`record ${call.requestId}`); return opts.durable?.(); },
       failed: (call) => { failures.push(call); log.push(`failed ${call.requestId}`); },
       openStream: (start) => {
         log.push(`journal ${start.apiType} ${start.promptChars}`);
@@ -98,6 +98,26 @@ describe('BilledCalls.call', () => {
       request_id: failures[0].requestId, account_id: 'acct_1', key_hash: 'kh_1', model: 'm', provider: 'p-b', api_type: 'images',
       error_kind: 'upstream_error', status: 502, client_error: false, streamed: false, latency_ms: 40, created_at_ms: failures[0].startedAt, trace_id: 't',
     });
+  });
+
+  it('answers only once its usage event is durable, so a process killed right after answering has not lost the charge', async () => {
+    let durable!: () => void;
+    const { calls } = harness({ durable: () => new Promise<void>((resolve) => { durable = resolve; }) });
+    let answered = false;
+    const call = calls.call({ ...spec([route('a')]), send, usageOf: () => ({ usage: { tokens: 1 }, providerResponseId: 'r', servedModel: 's', finishReason: 'stop' }) })
+      .then(() => { answered = true; });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(answered).toBe(false);
+    durable();
+    await call;
+    expect(answered).toBe(true);
+  });
+
+  it('an event the publisher has not yet made durable (it keeps and retries it) still answers', async () => {
+    const { calls, records } = harness({ durable: () => Promise.reject(new Error('outbox unavailable')) });
+    const { result } = await calls.call({ ...spec([route('a')]), send, usageOf: () => ({ usage: { tokens: 1 }, providerResponseId: 'r', servedModel: 's', finishReason: 'stop' }) });
+    expect(result.id).toBe('resp-a');
+    expect(records).toHaveLength(1);
   });
 
   it("a refused hold calls no provider, releases nothing, and is reported as the caller's failure", async () => {
@@ -162,5 +182,25 @@ describe('BilledCalls.stream', () => {
     expect(log).toEqual([expect.stringMatching(/^reserve /), 'journal images 11', 'sending a', expect.stringMatching(/^release /), expect.stringMatching(/^failed /), 'discard']);
     expect(records).toEqual([]);
     expect(failures).toEqual([expect.objectContaining({ streamed: true, errorKind: 'upstream_error', route: expect.objectContaining({ providerName: 'p-a' }) })]);
+  });
+});
+
+describe('untilFlushed', () => {
+  it('resolves when the publisher\'s flush does', async () => {
+    let flushed!: () => void;
+    let done = false;
+    const waiting = untilFlushed({ flush: () => new Promise<void>((resolve) => { flushed = resolve; }) }, 10_000).then(() => { done = true; });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(done).toBe(false);
+    flushed();
+    await waiting;
+    expect(done).toBe(true);
+  });
+
+  it('gives up waiting after its bound, and never rejects', async () => {
+    const started = Date.now();
+    await untilFlushed({ flush: () => new Promise<void>(() => undefined) }, 50);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    await expect(untilFlushed({ flush: () => Promise.reject(new Error('refused')) }, 10_000)).resolves.toBeUndefined();
   });
 });

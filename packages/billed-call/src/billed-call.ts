@@ -125,7 +125,11 @@ export interface BilledCallPorts<R extends RouteRef, A extends string, U, Plan> 
     attempt<T>(plan: Plan, send: (route: R) => Promise<T>, log: Logger): Promise<{ result: T; route: R }>;
   };
   usage: {
-    record(call: BilledCallRecord<R, A, U>): void;
+    /**
+     * Hands the call's usage event on. A promise resolves once the event is durable (in the outbox): a unary
+     * call answers only then, so a process killed right after answering has not lost its charge.
+     */
+    record(call: BilledCallRecord<R, A, U>): void | Promise<void>;
     /** A call that failed without usage (best effort, off the caller's path). */
     failed(call: FailedCallRecord<R, A>): void;
     openStream(start: JournalStart<A, U>): StreamJournal<U>;
@@ -189,7 +193,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     let tried: R | null = null;
     const { result, route } = await this.releasedOnFailure(spec, hold, { requestId, startedAt, streamed: false, tried: () => tried },
       () => this.ports.router.attempt(spec.plan, (r) => { tried = r; return spec.send(r, requestId); }, log));
-    this.settle(spec, requestId, hold, route, spec.usageOf(result, route), { streamed: false, cancelled: false, failed: false, startedAt, firstByteAt: startedAt }, log);
+    await this.settle(spec, requestId, hold, route, spec.usageOf(result, route), { streamed: false, cancelled: false, failed: false, startedAt, firstByteAt: startedAt }, log);
     return { requestId, result, route };
   }
 
@@ -218,7 +222,8 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
       finish: ({ cancelled, failed = false }) => {
         if (finished) return;
         finished = true;
-        this.settle(spec, requestId, hold, route, spec.usageOf(stream, route), { streamed: true, cancelled, failed, startedAt, firstByteAt }, log);
+        // The journal entry stays until the event is durable (its close waits for that): a stream need not wait here.
+        void this.settle(spec, requestId, hold, route, spec.usageOf(stream, route), { streamed: true, cancelled, failed, startedAt, firstByteAt }, log);
         journal.close();
       },
     };
@@ -257,10 +262,13 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     });
   }
 
+  /** Records the usage (a refusal to take it throws, as before the answer); resolves once the event is durable. */
   private settle(spec: CallSpec<A, Plan>, requestId: string, hold: CallHold, route: R, outcome: CallOutcome<U>,
-    timing: { streamed: boolean; cancelled: boolean; failed: boolean; startedAt: number; firstByteAt: number }, log: Logger): void {
+    timing: { streamed: boolean; cancelled: boolean; failed: boolean; startedAt: number; firstByteAt: number }, log: Logger): Promise<void> {
     if (!outcome.usage) log.error({ deployment: route.deployment.id, apiType: spec.apiType }, 'call ended without usage; recording zero usage');
-    this.ports.usage.record({ requestId, traceId: spec.traceId, identity: spec.identity, hold, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
+    const durable = this.ports.usage.record({ requestId, traceId: spec.traceId, identity: spec.identity, hold, model: spec.model, apiType: spec.apiType, route, ...outcome, ...timing });
+    // Taken but not yet durable: the caller still gets the answer; the publisher keeps the event and retries it.
+    return Promise.resolve(durable).catch((err: unknown) => { log.warn({ err }, 'usage event not yet durable'); });
   }
 }
 
@@ -286,4 +294,20 @@ async function* journaled<T>(items: AsyncIterable<T>, note: (item: T) => void): 
     note(item);
     yield item;
   }
+}
+
+/**
+ * How long a unary answer waits for its usage event to reach the outbox. Past it (the bus and the store both
+ * failing) the answer goes out and the event stays buffered for the publisher's retries.
+ */
+export const USAGE_DURABLE_WAIT_MS = 2_000;
+
+/**
+ * Resolves when everything a batching publisher holds so far is in its outbox (flushes coalesce: one publish
+ * carries every event waiting), or after `waitMs`; never rejects (a refused flush leaves the events buffered).
+ */
+export function untilFlushed(publisher: { flush(): Promise<void> }, waitMs = USAGE_DURABLE_WAIT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, waitMs); });
+  return Promise.race([publisher.flush().catch(() => undefined), bound]).finally(() => clearTimeout(timer));
 }

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { InputError } from './errors';
 import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen } from './http';
@@ -138,5 +139,36 @@ describe('createHttpApp + finishHttpApp', () => {
     const res = await fetch(`${base}/metrics`);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('gw_http_requests_total');
+  });
+});
+
+describe('closeServer', () => {
+  it('finishes the request in flight, and refuses one that arrives on its kept-alive connection with a 503 envelope and Connection: close', async () => {
+    let entered!: () => void;
+    const inFlight = new Promise<void>((resolve) => { entered = resolve; });
+    const app = createHttpApp({ logger, health: new Health(), bodyLimitBytes: LIMIT });
+    app.get('/slow', (_req, res) => { entered(); setTimeout(() => res.json({ done: true }), 300); });
+    finishHttpApp(app, logger);
+    const s = await listen(app, 0, '127.0.0.1');
+    const socket = connect((s.address() as { port: number }).port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1'); });
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await inFlight;
+    const started = Date.now();
+    const closing = closeServer(s, 10_000);
+    // The client reuses its connection, as a keep-alive client does, while the server drains.
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await Promise.all([closing, ended]);
+    // The drain ended with the connection, well inside the grace.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(first).toContain('{"done":true}');
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second.toLowerCase()).toContain('connection: close');
+    const body = JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4));
+    expect(body).toMatchObject({ code: '503', error: { type: 'service_unavailable_error', code: 'shutting_down', param: null } });
   });
 });

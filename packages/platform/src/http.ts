@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { Server } from 'node:http';
-import { AuthenticationError, errorEnvelope, NotFoundError, toGatewayError, type GatewayError } from './errors';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AuthenticationError, errorEnvelope, NotFoundError, toGatewayError, UnavailableError, type GatewayError } from './errors';
 import type { Health } from './health';
 import { fromExpressError } from './http-errors';
 import { answerParserErrors } from './http-parser-errors';
@@ -207,8 +207,13 @@ export function listen(app: express.Express, port: number, host = '127.0.0.1'): 
 /**
  * Stops accepting connections and waits (bounded) for in-flight requests to finish. A keep-alive connection
  * whose request finishes meanwhile is closed once idle, so the wait ends with the last request, not the grace.
+ * A request that still arrives on a kept-alive connection is refused (503 in the envelope, `Connection:
+ * close`): Node would otherwise serve it, so a busy client kept the drain going until the grace cut what
+ * was then in flight.
  */
 export function closeServer(server: Server, graceMs = 10_000): Promise<void> {
+  server.removeAllListeners('request');
+  server.on('request', refuseWhileDraining);
   return new Promise((resolve) => {
     const idle = setInterval(() => server.closeIdleConnections(), 50);
     const force = setTimeout(() => { clearInterval(idle); server.closeAllConnections(); resolve(); }, graceMs);
@@ -216,4 +221,10 @@ export function closeServer(server: Server, graceMs = 10_000): Promise<void> {
     server.close(() => { clearTimeout(force); clearInterval(idle); resolve(); });
     server.closeIdleConnections();
   });
+}
+
+function refuseWhileDraining(_req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify(errorEnvelope(new UnavailableError('The service is shutting down', 'shutting_down'), newTraceId()));
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
 }

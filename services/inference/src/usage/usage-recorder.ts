@@ -1,4 +1,4 @@
-import { callFailedEvent, type CallHold, type FailedCallRecord, type OpenCall, type OpenCallJournal, type OpenCallStart, type RouteRef } from '@gw/billed-call';
+import { callFailedEvent, untilFlushed, type CallHold, type FailedCallRecord, type OpenCall, type OpenCallJournal, type OpenCallStart, type RouteRef } from '@gw/billed-call';
 import type { TypedPublisher } from '@gw/bus';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
@@ -48,7 +48,11 @@ export class UsageRecorder {
     return this.journal.begin(start);
   }
 
-  record(call: CallRecord): void {
+  /**
+   * Enqueues the call's usage event; resolves once the outbox has it (bounded by `USAGE_DURABLE_WAIT_MS`), so
+   * a unary answer that waits for it is never lost with a process killed right after answering.
+   */
+  record(call: CallRecord): Promise<void> {
     const now = Date.now();
     const event: UsageEvent = {
       request_id: call.requestId,
@@ -76,6 +80,7 @@ export class UsageRecorder {
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
     this.observe(call, now);
+    return untilFlushed(this.publisher);
   }
 
   /** A call that failed without usage: counted by billing's statistics (through the outbox, like usage). */

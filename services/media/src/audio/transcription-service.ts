@@ -90,7 +90,8 @@ export class TranscriptionService {
 
   /** OpenAI's transcript stream events (`transcript.text.delta`, then `transcript.text.done` with the usage). */
   async stream(identity: Identity, traceId: string, p: PreparedTranscription, writer: (requestId: string) => EventStreamWriter): Promise<void> {
-    let done: Transcription | null = null;
+    // Set by the stream's callbacks: the assertion keeps TypeScript from narrowing it to null below.
+    let done = null as Transcription | null;
     // The provider has all the audio once the request is sent: a stream cut anywhere is billed its seconds.
     const billable = () => (done ? withSeconds(done, p.inputSeconds) : (p.inputSeconds !== null ? { audio_duration_seconds: p.inputSeconds } : {}));
     const startedAtMs = Date.now();

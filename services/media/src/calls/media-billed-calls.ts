@@ -1,4 +1,4 @@
-import { BilledCalls, callFailedEvent, type CallHold, type MeasuredUsage, type OpenCallJournal, type StreamJournal } from '@gw/billed-call';
+import { BilledCalls, callFailedEvent, untilFlushed, type CallHold, type MeasuredUsage, type OpenCallJournal, type StreamJournal } from '@gw/billed-call';
 import type { BatchingPublisher } from '@gw/bus';
 import { callUnary, type Identity, type Logger } from '@gw/platform';
 import { TOPICS, type BillingServiceClient, type ReleaseRequest, type ReleaseResult, type ReserveRequest, type ReserveResult, type UsageEvent } from '@gw/proto';
@@ -59,6 +59,7 @@ export function mediaBilledCalls(deps: { billing: BillingServiceClient; router: 
           trace_id: call.traceId,
         };
         publisher.enqueue(TOPICS.usage, { key: call.identity.accountId, value: event });
+        return untilFlushed(publisher);
       },
       failed: (call) => publisher.enqueue(TOPICS.callFailures, { key: call.identity.accountId, value: callFailedEvent(call) }),
       // Media lines measure what they deliver: the journal bills that, never a text estimate (none is `{}`, zero).

@@ -139,7 +139,8 @@ export class ImagesService {
     const stored: string[] = [];
     let requestId = '';
     const startedAtMs = Date.now();
-    let done: Extract<ImageStreamEvent, { type: 'done' }> | null = null;
+    // Set by the stream's callbacks: the assertion keeps TypeScript from narrowing it to null below.
+    let done = null as Extract<ImageStreamEvent, { type: 'done' }> | null;
     const soFar = (): MediaUsage => (done ? { ...done.usage, media_ids: [...stored] } : { generated_images: stored.length, media_ids: [...stored] });
     const billed = await this.deps.calls.stream<AsyncIterable<ImageStreamEvent>, StoredImageEvent>({
       apiType: 'image', identity, traceId, model: p.model, plan: p.plan, promptChars: p.req.prompt.length, openingUsage: soFar(),
