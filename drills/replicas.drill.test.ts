@@ -1,6 +1,6 @@
 import { usdToMicros } from '@gw/platform';
 import { REQUEST_COUNT_PATH } from '@gw/simulators';
-import { api, expectEnvelope, spendableMicros, waitForBilledRequest, type ApiResponse } from '../test-e2e/harness/api';
+import { api, expectEnvelope, spendableMicros, type ApiResponse } from '../test-e2e/harness/api';
 import { useCallbackReceiver } from '../test-e2e/harness/callback-receiver';
 import { E2E_MODEL, E2E_SLOW_MODEL } from '../test-e2e/harness/catalog';
 import { waitFor } from '../test-e2e/harness/ports';
@@ -35,6 +35,17 @@ const VIDEO_ACCOUNT = 'acct_replicas_videos';
 const BATCH_ACCOUNT = 'acct_replicas_batches';
 
 const figures: Figures = {};
+
+/** A call's billing record, once billing has consumed its usage (generous: sixteen processes share two cores). */
+async function billed(baseURL: string, key: string, id: string): Promise<{ charged_cost: string }> {
+  let record: { charged_cost: string } | undefined;
+  await waitFor(`billing record ${id}`, async () => {
+    const res = await api(baseURL, 'GET', `/billing/requests/${id}`, { key });
+    record = res.body.data;
+    return res.status === 200;
+  }, 90_000);
+  return record!;
+}
 afterAll(() => reportFigures('replicas', figures));
 
 describe('replicas: two instances of every service (processes: Kafka + MongoDB-wire)', () => {
@@ -66,10 +77,15 @@ describe('replicas: two instances of every service (processes: Kafka + MongoDB-w
     const sameWindow = Math.floor(Date.now() / 60_000) === minute;
     const admitted = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 429);
-    Object.assign(figures, { rpm_limit: RPM, rpm_sent: RPM_BURST, rpm_admitted: admitted.length, rpm_refused: refused.length, rpm_one_window: sameWindow });
-    expect(admitted.length + refused.length).toBe(RPM_BURST);
+    const unavailable = responses.filter((r) => r.status === 503);
+    Object.assign(figures, {
+      rpm_limit: RPM, rpm_sent: RPM_BURST, rpm_admitted: admitted.length, rpm_refused: refused.length, rpm_unavailable: unavailable.length, rpm_one_window: sameWindow,
+    });
+    // An internal call past its deadline on an overloaded machine is a clean 503, never a way past the limit.
+    for (const r of unavailable) expectEnvelope(r, 503);
+    expect(admitted.length + refused.length + unavailable.length).toBe(RPM_BURST);
     expect(admitted.length).toBeLessThanOrEqual(sameWindow ? RPM : 2 * RPM);
-    if (sameWindow) expect(admitted.length).toBe(RPM);
+    if (sameWindow && unavailable.length === 0) expect(admitted.length).toBe(RPM);
     expectEnvelope(refused[0]!, 429, 'rate_limit_exceeded');
     // Both edges admitted and refused: the counter is one, not one per edge.
     for (const base of edges()) expect(responses.some((r, i) => edge(i) === base && r.status === 429)).toBe(true);
@@ -83,18 +99,24 @@ describe('replicas: two instances of every service (processes: Kafka + MongoDB-w
     const [byKey, byAccount] = await Promise.all([burst(keyOf.limited), burst(keyOf.few)]);
     const settled = async (key: string, responses: ApiResponse[], code: string) => {
       const admitted = responses.filter((r) => r.status === 200);
-      for (const r of admitted) await waitForBilledRequest(stack.baseURL, key, r.headers.get('x-request-id')!);
-      for (const r of responses.filter((x) => x.status !== 200)) expectEnvelope(r, 402, code);
-      return admitted.length;
+      for (const r of admitted) await billed(stack.baseURL, key, r.headers.get('x-request-id')!);
+      // Every refusal is the limit's 402, or a clean 503 when an internal call on an overloaded machine passed its
+      // deadline (anything else is shown with its message, so a failure says what happened).
+      const refusals = responses.filter((r) => r.status !== 200);
+      const unexpected = refusals.filter((r) => r.status !== 503 && (r.status !== 402 || r.body?.error?.code !== code));
+      expect(unexpected.map((r) => `${r.status} ${r.body?.error?.code}: ${r.body?.error?.message}`)).toEqual([]);
+      for (const r of refusals) expectEnvelope(r, r.status, r.status === 402 ? code : undefined);
+      return { admitted: admitted.length, unavailable: refusals.filter((r) => r.status === 503).length };
     };
-    const keyAdmitted = await settled(keyOf.limited, byKey, 'key_limit_exceeded');
-    const accountAdmitted = await settled(keyOf.few, byAccount, 'insufficient_balance');
+    const { admitted: keyAdmitted, unavailable: keyUnavailable } = await settled(keyOf.limited, byKey, 'key_limit_exceeded');
+    const { admitted: accountAdmitted, unavailable: accountUnavailable } = await settled(keyOf.few, byAccount, 'insufficient_balance');
     const keySpent = usdToMicros(String((await api(stack.secondBaseURL!, 'GET', '/key', { key: keyOf.limited })).body.data.usage));
     const accountSpent = usdToMicros('0.001') - await spendableMicros(stack.secondBaseURL!, keyOf.few);
     Object.assign(figures, {
       spend_allowance_micros: usdToMicros(ALLOWANCE_USD),
-      key_limit_micros: usdToMicros('0.001'), key_calls_admitted: keyAdmitted, key_calls_sent: SPEND_BURST, key_spent_micros: keySpent,
-      account_credit_micros: usdToMicros('0.001'), account_calls_admitted: accountAdmitted, account_calls_sent: SPEND_BURST, account_spent_micros: accountSpent,
+      key_limit_micros: usdToMicros('0.001'), key_calls_admitted: keyAdmitted, key_calls_sent: SPEND_BURST, key_calls_unavailable: keyUnavailable, key_spent_micros: keySpent,
+      account_credit_micros: usdToMicros('0.001'), account_calls_admitted: accountAdmitted, account_calls_sent: SPEND_BURST, account_calls_unavailable: accountUnavailable,
+      account_spent_micros: accountSpent,
     });
     for (const [admitted, spent] of [[keyAdmitted, keySpent], [accountAdmitted, accountSpent]] as const) {
       expect(admitted).toBeGreaterThanOrEqual(1);
@@ -168,7 +190,7 @@ describe('replicas: two instances of every service (processes: Kafka + MongoDB-w
         status = (await api(edge(i + 1), 'GET', `/async/chat/completions/${job.id}`, { key })).body.status;
         return ['completed', 'failed', 'cancelled', 'expired'].includes(status);
       }, 90_000);
-      return { status, charged: usdToMicros((await waitForBilledRequest(edge(i), key, job.request_id)).charged_cost) };
+      return { status, charged: usdToMicros((await billed(edge(i), key, job.request_id)).charged_cost) };
     }));
     return { completed: outcomes.filter((o) => o.status === 'completed').length, chargedMicros: outcomes.reduce((sum, o) => sum + o.charged, 0) };
   }
@@ -198,7 +220,7 @@ describe('replicas: two instances of every service (processes: Kafka + MongoDB-w
       const output = batch.output_file_id ? (await api(edge(e + 1), 'GET', `/files/${batch.output_file_id}/content`, { key: key })).body as string : '';
       const outputs = output.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { custom_id: string; response: { request_id: string } | null });
       let charged = 0;
-      for (const out of outputs) charged += usdToMicros((await waitForBilledRequest(edge(e), key, out.response!.request_id)).charged_cost);
+      for (const out of outputs) charged += usdToMicros((await billed(edge(e), key, out.response!.request_id)).charged_cost);
       return { id, completed: batch.status === 'completed' ? new Set(outputs.map((o) => o.custom_id)).size : 0, charged };
     }));
     return { ids: runs.map((r) => r.id), linesCompleted: runs.reduce((s, r) => s + r.completed, 0), chargedMicros: runs.reduce((s, r) => s + r.charged, 0) };
@@ -220,7 +242,7 @@ describe('replicas: two instances of every service (processes: Kafka + MongoDB-w
         status = (await api(edge(i + 1), 'GET', `/videos/${video.id}`, { key })).body.status;
         return status === 'completed' || status === 'failed';
       }, 90_000);
-      await waitForBilledRequest(edge(i), key, video.id);
+      await billed(edge(i), key, video.id);
       return status;
     }));
     return { ids: made.map((v) => v.hook), completed: statuses.filter((s) => s === 'completed').length, expectedMicros: made.reduce((s, v) => s + v.duration * VIDEO_MICROS_PER_SECOND, 0) };
