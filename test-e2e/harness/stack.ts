@@ -137,7 +137,7 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
   const stack = {} as TestStack;
   beforeAll(async () => {
     Object.assign(stack, await startStack(mode, opts));
-  }, opts.replicas ? 240_000 : 120_000);
+  }, opts.replicas ? 300_000 : 120_000);
   afterAll(async () => {
     await stack.stop?.();
   }, 30_000);
@@ -281,7 +281,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   try {
     // Settled, not just ready: a test must not act before the consumers it relies on have joined.
     // Twice the processes start twice as slowly on a small machine.
-    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), opts.replicas ? 180_000 : 90_000);
+    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), opts.replicas ? 240_000 : 90_000);
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
