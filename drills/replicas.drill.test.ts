@@ -46,6 +46,7 @@ async function billed(baseURL: string, key: string, id: string): Promise<{ charg
   }, 90_000);
   return record!;
 }
+
 afterAll(() => reportFigures('replicas', figures));
 
 describe('replicas: two instances of every service (processes: Kafka + MongoDB-wire)', () => {
@@ -64,7 +65,7 @@ describe('replicas: two instances of every service (processes: Kafka + MongoDB-w
   });
   const edges = () => [stack.baseURL, stack.secondBaseURL!];
   const edge = (i: number) => edges()[i % 2]!;
-  const chat = (extra: Record<string, unknown> = {}) => ({ model: E2E_MODEL, messages: [{ role: 'user', content: PROMPT }], max_completion_tokens: 50, ...extra });
+  const chat = () => ({ model: E2E_MODEL, messages: [{ role: 'user', content: PROMPT }], max_completion_tokens: 50 });
 
   test('a key\'s requests per minute hold across both edges under a concurrent burst', async () => {
     const created = await api(stack.baseURL, 'POST', '/keys', { key: stack.key, body: { name: 'replicas rpm', requests_per_minute: RPM } });
