@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -13,7 +13,8 @@ import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
 import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
-export type ServiceName = 'billing' | 'keys' | 'inference' | 'webhooks' | 'edge' | 'batch' | 'batch-2' | 'media';
+export type ServiceName = 'billing' | 'keys' | 'inference' | 'webhooks' | 'edge' | 'batch' | 'batch-2' | 'media'
+  | 'billing-2' | 'keys-2' | 'inference-2' | 'webhooks-2' | 'edge-2' | 'media-2';
 
 /** Short async chat timings so lease take-overs and cancels happen within an e2e test's patience. */
 const ASYNC_CHAT_E2E_ENV = { ASYNC_CHAT_LEASE_MS: '2000', ASYNC_CHAT_POLL_MS: '200', ASYNC_CHAT_CANCEL_CHECK_MS: '200' };
@@ -35,8 +36,10 @@ export interface TestStack {
   brokeKey: string;
   /** Management keys of the accounts asked for in `StackOptions.accounts`, by account id. */
   accountKeys: Record<string, string>;
-  /** With `StackOptions.secondInference`: a second edge, in front of a second inference instance. */
+  /** With `StackOptions.secondInference`: a second edge, in front of a second inference instance; with `replicas`, in front of the second set. */
   secondBaseURL?: string;
+  /** With `StackOptions.replicas`: the second set's own ports. */
+  secondInternal?: InternalAddresses;
   /** Base URL (with `/v1`) of the slow simulator serving the slow model, to call it the way the gateway does. */
   slowSimulatorURL: string;
   /** The bus the services use, to inject events the way a redelivery would. */
@@ -86,6 +89,13 @@ export interface StackOptions {
   secondInference?: { env?: Record<string, string> };
   /** `processes` mode: a second batch process on the same engines (service name `batch-2`), working the same batches. */
   secondBatch?: boolean;
+  /**
+   * `processes` mode: two instances of every service (edge, keys, billing, inference, batch, media, webhooks) on
+   * the same engines, the second ones named `<service>-2`. The second set calls only itself: the second edge
+   * (`secondBaseURL`) forwards to the second services, which call each other. Not with `secondInference` or
+   * `secondBatch` (it includes both).
+   */
+  replicas?: boolean;
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -109,7 +119,8 @@ function seeds(tag: string, extra: NonNullable<StackOptions['accounts']> = []) {
 type StartedStack = Omit<TestStack, 'openai' | 'anthropic'>;
 
 export async function startStack(mode: StackMode, opts: StackOptions = {}): Promise<TestStack> {
-  if (opts.secondInference && mode !== 'processes') throw new Error('a second inference instance runs in processes mode only');
+  if ((opts.secondInference || opts.replicas) && mode !== 'processes') throw new Error('second instances run in processes mode only');
+  if (opts.replicas && (opts.secondInference || opts.secondBatch)) throw new Error('replicas already has a second inference and batch instance');
   const stack = mode === 'processes' ? await startProcesses(opts) : await startEmbedded(opts);
   return {
     ...stack,
@@ -126,7 +137,7 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
   const stack = {} as TestStack;
   beforeAll(async () => {
     Object.assign(stack, await startStack(mode, opts));
-  }, 120_000);
+  }, opts.replicas ? 300_000 : 120_000);
   afterAll(async () => {
     await stack.stop?.();
   }, 30_000);
@@ -205,6 +216,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   const identitySecret = randomBytes(32).toString('hex');
   const dbUrl = new URL(mongoUrl);
   dbUrl.pathname = `/gw_e2e_${tag}`;
+  const catalogFile = writeE2ECatalog(sim, slowSim);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     LOG_LEVEL: 'info',
@@ -214,7 +226,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     KAFKA_BROKERS: brokers,
     // Stacks of parallel test files share the broker; each gets its own topics and consumer groups.
     BUS_NAMESPACE: `e2e-${tag}`,
-    ...serviceEnv(s.json, writeE2ECatalog(sim, slowSim), ports, identitySecret),
+    ...serviceEnv(s.json, catalogFile, ports, identitySecret),
     ...opts.env,
   };
   const children: ChildProcess[] = [];
@@ -240,6 +252,12 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   const secondBatchHttp = opts.secondBatch ? await freePort() : null;
   if (secondBatchHttp !== null) run('batch-2', 'services/batch/src/main.ts', [], { BATCH_HTTP_PORT: String(secondBatchHttp) });
   const second = opts.secondInference ? await startSecondInference(run, opts.secondInference.env) : null;
+  const replicaPorts = opts.replicas ? await freeServicePorts() : null;
+  if (replicaPorts) {
+    // The same environment on the second set's ports (the test's own env still on top).
+    const replicaEnv = { ...serviceEnv(s.json, catalogFile, replicaPorts, identitySecret), ...opts.env };
+    for (const name of ['billing', 'keys', 'inference', 'batch', 'webhooks', 'media', 'edge']) run(`${name}-2`, `services/${name}/src/main.ts`, [], replicaEnv);
+  }
   const stopAll = async () => {
     await Promise.all(children.map((c) => new Promise<void>((resolve) => {
       if (c.exitCode !== null) return resolve();
@@ -257,11 +275,13 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     webhooks: `http://127.0.0.1:${ports.webhooksHttp}/readyz`,
     media: `http://127.0.0.1:${ports.mediaHttp}/readyz`,
     edge: `http://127.0.0.1:${ports.edgeAdmin}/readyz`,
+    ...(replicaPorts ? replicaReadyUrls(replicaPorts) : {}),
   };
   const allReady = [...Object.values(readyUrl) as string[], ...(second?.readyUrls ?? [])];
   try {
     // Settled, not just ready: a test must not act before the consumers it relies on have joined.
-    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), 90_000);
+    // Twice the processes start twice as slowly on a small machine.
+    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), opts.replicas ? 240_000 : 90_000);
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
@@ -275,7 +295,8 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
     key: s.key,
     brokeKey: s.brokeKey,
     accountKeys: s.accountKeys,
-    secondBaseURL: second?.baseURL,
+    secondBaseURL: second?.baseURL ?? (replicaPorts ? `http://127.0.0.1:${replicaPorts.edge}/v1` : undefined),
+    secondInternal: replicaPorts ? internalAddresses(replicaPorts) : undefined,
     simulatorRequestCount: () => requestCount(`http://127.0.0.1:${sim}`),
     bus,
     identitySecret,
@@ -320,6 +341,14 @@ async function startSecondInference(run: (name: string, file: string, args: stri
   };
 }
 
+function replicaReadyUrls(p: ServicePorts): Partial<Record<ServiceName, string>> {
+  const url = (port: number) => `http://127.0.0.1:${port}/readyz`;
+  return {
+    'billing-2': url(p.billingHttp), 'keys-2': url(p.keysHttp), 'inference-2': url(p.inferenceHttp), 'batch-2': url(p.batchHttp),
+    'webhooks-2': url(p.webhooksHttp), 'media-2': url(p.mediaHttp), 'edge-2': url(p.edgeAdmin),
+  };
+}
+
 /** The single-process embedded mode, as `pnpm start` runs it, on a temp data dir. */
 async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   const tag = randomBytes(4).toString('hex');
@@ -360,12 +389,8 @@ async function requestCount(simulatorURL: string): Promise<number> {
 }
 
 function tails(dir: string): string {
-  return ['simulator', 'billing', 'keys', 'inference', 'batch', 'webhooks', 'media', 'edge'].map((n) => {
-    try {
-      const lines = readFileSync(path.join(dir, `${n}.log`), 'utf8').trim().split('\n');
-      return `--- ${n} ---\n${lines.slice(-15).join('\n')}`;
-    } catch {
-      return `--- ${n}: no log ---`;
-    }
+  return readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => {
+    const lines = readFileSync(path.join(dir, f), 'utf8').trim().split('\n');
+    return `--- ${f.replace(/\.log$/, '')} ---\n${lines.slice(-15).join('\n')}`;
   }).join('\n');
 }
