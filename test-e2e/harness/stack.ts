@@ -56,8 +56,8 @@ export interface TestStack {
   /** `processes` mode only: kill one service's process (SIGKILL: no graceful shutdown) and start a new one. */
   processes?: {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
-    /** Starts the service again and resolves once it is ready. */
-    start(name: ServiceName): Promise<void>;
+    /** Starts the service again (with `env` on top of its own, if given) and resolves once it is ready. */
+    start(name: ServiceName, env?: Record<string, string>): Promise<void>;
     /** The service's `/readyz` answer (the edge's from its admin port). */
     readiness(name: ServiceName): Promise<{ status: number; body: ReadinessBody }>;
   };
@@ -291,9 +291,9 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
         // Gone for good: stop() must not wait for its exit again.
         children.splice(children.indexOf(child), 1);
       },
-      start: async (name) => {
+      start: async (name, env = {}) => {
         const { file, args, envOverrides } = byName.get(name)!;
-        run(name, file, args, envOverrides);
+        run(name, file, args, { ...envOverrides, ...env });
         await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]!), 60_000);
       },
       readiness: async (name) => {
