@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { selfSignedCert, startTlsReceiver, type TlsReceiver } from '@gw/net-guard/src/testing/tls-receiver';
 import { E2E_MODEL } from '../test-e2e/harness/catalog';
 import { E2E_IMAGE_MODEL, E2E_TRANSCRIBE_MODEL } from '../test-e2e/harness/media-catalog';
+import { waitFor } from '../test-e2e/harness/ports';
 import { startStack, type TestStack } from '../test-e2e/harness/stack';
 import { E2E_VIDEO_MODEL } from '../test-e2e/harness/video-catalog';
 import { INTERNAL_HOSTS, probeUrl, type UrlTarget } from './harness/address-probes';
@@ -31,8 +32,14 @@ describe('hostile traffic', () => {
   const figures: Figures = {};
 
   beforeAll(async () => {
-    stack = await startStack('processes', { accounts: [{ id: FUZZ_ACCOUNT, credit_usd: '5' }] });
-  }, 150_000);
+    stack = await startStack('processes', {
+      accounts: [{ id: FUZZ_ACCOUNT, credit_usd: '5' }],
+      // Seven services starting on two busy cores: more than the e2e suite's patience.
+      readyTimeoutMs: 150_000,
+      // Video tasks polled often, so the provider's hostile video URL is met within the drill.
+      env: { VIDEO_POLL_MIN_MS: '200', VIDEO_POLL_MAX_MS: '500', VIDEO_CLAIM_POLL_MS: '200' },
+    });
+  }, 180_000);
 
   afterAll(async () => {
     reportFigures('hostile-traffic', figures);
@@ -135,6 +142,21 @@ describe('hostile traffic', () => {
     figures['guard.probes'] = targets.length * Object.keys(INTERNAL_HOSTS).length;
     figures['guard.unrefused'] = unrefused.length;
     expect(unrefused).toEqual([]);
+  });
+
+  test('a video URL the provider names at an internal address is never downloaded: the video fails video_download_refused', async () => {
+    // The simulator's knob: the finished task's video_url is https://10.0.0.1/..., off the provider's origin.
+    const created = await send('POST', '/videos', { model: E2E_VIDEO_MODEL, prompt: 'sim-internal-video-url probe' });
+    expect(created.status).toBe(200);
+    const id = (created.body as { id: string }).id;
+    let video: { status?: string; error?: { code?: string } } = {};
+    await waitFor('the video to end', async () => {
+      const res = await fetch(`${stack.baseURL}/videos/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${stack.key}` } });
+      video = (await res.json()) as typeof video;
+      return video.status === 'failed' || video.status === 'completed';
+    }, 60_000);
+    figures['guard.video download from provider origin'] = `${video.status} ${video.error?.code ?? ''}`.trim();
+    expect(video).toMatchObject({ status: 'failed', error: { code: 'video_download_refused' } });
   });
 
   describe('a fetched URL that redirects inside', () => {

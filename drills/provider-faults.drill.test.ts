@@ -32,8 +32,9 @@ describe('provider faults', () => {
       startSimulators({ latencyMs: SLOW_FIRST_BYTE_MS }),
       startSimulators(),
     ]);
-    stack = await startStack('processes', { env: { CATALOG_FILE: writeFaultCatalog({ faulty, slow, healthy }) } });
-  }, 150_000);
+    // Seven services starting on two busy cores: more than the e2e suite's patience.
+    stack = await startStack('processes', { env: { CATALOG_FILE: writeFaultCatalog({ faulty, slow, healthy }) }, readyTimeoutMs: 150_000 });
+  }, 180_000);
 
   afterAll(async () => {
     reportFigures('provider-faults', figures);

@@ -75,7 +75,7 @@ export async function runSchemathesis(opts: FuzzOptions): Promise<FuzzRun> {
     '--no-color',
   ], {
     cwd: dir,
-    env: { ...process.env, PYTHONPATH: __dirname, SCHEMATHESIS_HOOKS: 'gateway_checks', GW_FUZZ_FAILURES: failuresFile },
+    env: { ...process.env, PYTHONPATH: __dirname, PYTHONDONTWRITEBYTECODE: '1', SCHEMATHESIS_HOOKS: 'gateway_checks', GW_FUZZ_FAILURES: failuresFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

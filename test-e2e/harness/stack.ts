@@ -86,6 +86,8 @@ export interface StackOptions {
   secondInference?: { env?: Record<string, string> };
   /** `processes` mode: a second batch process on the same engines (service name `batch-2`), working the same batches. */
   secondBatch?: boolean;
+  /** `processes` mode: how long every service may take to be ready (default 90 s). */
+  readyTimeoutMs?: number;
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -261,7 +263,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   const allReady = [...Object.values(readyUrl) as string[], ...(second?.readyUrls ?? [])];
   try {
     // Settled, not just ready: a test must not act before the consumers it relies on have joined.
-    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), 90_000);
+    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), opts.readyTimeoutMs ?? 90_000);
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
