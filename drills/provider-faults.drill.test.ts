@@ -162,6 +162,9 @@ describe('provider faults', () => {
   test('the cooldowns are on /metrics: the failing deployments cooling, the healthy ones not', async () => {
     const cooling = await byDeployment('gw_deployment_cooling');
     for (const [d, v] of Object.entries(cooling)) figures[`cooling.${d}`] = v;
+    // Inference's own count of retries and fallbacks, beside the attempts the simulators saw.
+    for (const [d, v] of Object.entries(await byDeployment('gw_upstream_retries_total'))) figures[`retries.${d}`] = v;
+    for (const [d, v] of Object.entries(await byDeployment('gw_upstream_fallbacks_total'))) figures[`fallbacks.${d}`] = v;
     expect(cooling).toMatchObject({ d503: 1, d429: 1, dtimeout: 1, 'd503-fallback': 0, dslow: 0, ddrop: 0 });
   });
 });
