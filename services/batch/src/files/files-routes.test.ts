@@ -83,6 +83,10 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     const res = await stack.call(batch, 'GET', `/v1/files/${id}/content`);
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: '404', error: { param: 'file_id', code: 'file_not_found' } });
+    // A batch created over it at that moment: the input file is not found, never a 500.
+    const created = await stack.call(batch, 'POST', '/v1/batches', { body: { input_file_id: id, endpoint: '/v1/chat/completions', completion_window: '24h' } });
+    expect(created.status).toBe(404);
+    expect(created.body.error).toMatchObject({ param: 'input_file_id', code: 'file_not_found' });
   });
 
   it('deletes files past their expiry, record and bytes', async () => {
