@@ -6,5 +6,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 cd "$GW_ROOT"
 mkdir -p .cache
+# The hostile-traffic drill's fuzzer (schemathesis, pinned), into .cache/python-tools; offline once installed.
+bash scripts/python-tools.sh
 rm -f .cache/drills-results.json
 pnpm exec jest -c drills/jest.config.js --json --outputFile=.cache/drills-results.json "$@"

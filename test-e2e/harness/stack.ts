@@ -59,8 +59,8 @@ export interface TestStack {
   /** `processes` mode only: kill one service's process (SIGKILL: no graceful shutdown) and start a new one. */
   processes?: {
     kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
-    /** Starts the service again and resolves once it is ready. */
-    start(name: ServiceName): Promise<void>;
+    /** Starts the service again (with `env` on top of its own, if given) and resolves once it is ready. */
+    start(name: ServiceName, env?: Record<string, string>): Promise<void>;
     /** The service's `/readyz` answer (the edge's from its admin port). */
     readiness(name: ServiceName): Promise<{ status: number; body: ReadinessBody }>;
   };
@@ -96,6 +96,8 @@ export interface StackOptions {
    * `secondBatch` (it includes both).
    */
   replicas?: boolean;
+  /** `processes` mode: how long every service may take to be ready (default 90 s). */
+  readyTimeoutMs?: number;
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -281,7 +283,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   try {
     // Settled, not just ready: a test must not act before the consumers it relies on have joined.
     // Twice the processes start twice as slowly on a small machine.
-    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), opts.replicas ? 240_000 : 90_000);
+    await waitFor('services ready', async () => (await Promise.all(allReady.map(httpSettled))).every(Boolean), opts.readyTimeoutMs ?? (opts.replicas ? 240_000 : 90_000));
   } catch (err) {
     await stopAll();
     throw new Error(`${(err as Error).message}\n${tails(logDir)}`);
@@ -312,9 +314,9 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
         // Gone for good: stop() must not wait for its exit again.
         children.splice(children.indexOf(child), 1);
       },
-      start: async (name) => {
+      start: async (name, env = {}) => {
         const { file, args, envOverrides } = byName.get(name)!;
-        run(name, file, args, envOverrides);
+        run(name, file, args, { ...envOverrides, ...env });
         await waitFor(`${name} ready again`, () => httpOk(readyUrl[name]!), 60_000);
       },
       readiness: async (name) => {

@@ -18,6 +18,7 @@ function registeredFamilies(): Map<string, Set<string>> {
   void [metrics.calls, metrics.routing, metrics.cost, metrics.webhooks, metrics.edge];
   metrics.watchJobQueue('kind', async () => ({ queued: 0, inProgress: 0, oldestQueuedAgeMs: 0 }));
   metrics.watchConsumerLag('group', async () => ({}));
+  metrics.watchCooldowns(() => new Map());
   const families = new Map<string, Set<string>>();
   for (const m of metrics.registry.getMetricsAsArray()) {
     const { name, labelNames } = m as unknown as { name: string; labelNames: string[] };

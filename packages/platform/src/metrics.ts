@@ -97,6 +97,20 @@ export class Metrics {
     }));
   }
 
+  /**
+   * Reports at every scrape which deployments are in cooldown (1) and which take calls (0), so an operator
+   * sees a cooling deployment while it lasts, not only that one started (gw_deployment_cooldowns_total).
+   */
+  watchCooldowns(cooling: () => Map<string, boolean>): void {
+    this.family('cooldown', (registers) => new Gauge({
+      name: 'gw_deployment_cooling', help: 'Deployments skipped for now after consecutive failures (1), or taking calls (0)', labelNames: ['deployment'], registers,
+      collect() {
+        this.reset();
+        for (const [deployment, isCooling] of cooling()) this.set({ deployment }, isCooling ? 1 : 0);
+      },
+    }));
+  }
+
   /** Reports a job queue's depth and the age of its oldest queued job at every scrape. */
   watchJobQueue(kind: string, stats: () => Promise<JobQueueStats>): void {
     const { sources } = this.family('jobs', (registers) => {

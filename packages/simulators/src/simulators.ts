@@ -1,14 +1,12 @@
 import type * as http from 'node:http';
 import { createAnthropicHandler } from './anthropic/anthropic-simulator';
 import { createGeminiHandler } from './gemini/gemini-simulator';
-import { requestPath, sendJson, serve, type ListenOptions, type RunningSimulator } from './http-kit';
+import { requestPath, sendJson, serve, type ListenOptions, type RunningSimulator, type SimulatorHandlerOptions } from './http-kit';
 import { createOpenAIHandler } from './openai/openai-simulator';
 import { createArkHandler } from './ark/ark-simulator';
 
-export interface SimulatorsOptions extends ListenOptions {
-  /** Delay before every response (for streams: before the first byte); `x-sim-latency-ms` overrides it. */
-  latencyMs?: number;
-}
+/** `latencyMs` delays every response (streams: their first byte); `fixtures` are replayed in any format for `sim-fixture-<name>`. */
+export interface SimulatorsOptions extends ListenOptions, SimulatorHandlerOptions {}
 
 /**
  * Every provider format on one port, by path: `/v1/chat/completions`, `/v1/responses`, `/v1/models`, `/v1/files`

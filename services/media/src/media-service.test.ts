@@ -160,6 +160,14 @@ describe('media service (embedded store and bus, filesystem blobs, billing, simu
     expect(await entry()).toBeNull();
   }, 30_000);
 
+  it('an image whose bytes went while its record was read (a delete racing the download) is not found, never a 500', async () => {
+    const id = (await call(media, 'POST', '/v1/images/generations', { model: 'test/image', prompt: 'short-lived' })).body.data[0].id;
+    const record = (await imagesCollection(store).findOne({ _id: id }))!;
+    // The moment inside a concurrent DELETE: the record still read, the bytes already removed.
+    await blobs.delete(record.blob_key);
+    expect(await call(media, 'GET', `/v1/images/${id}/content`)).toMatchObject({ status: 404, body: { error: { param: 'image_id', code: 'image_not_found' } } });
+  });
+
   it('is ready only while its store answers', async () => {
     expect((await media.health.report()).ready).toBe(true);
     expect((await media.health.report()).checks).toMatchObject({ store: true, bus: true });

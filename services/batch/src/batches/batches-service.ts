@@ -1,4 +1,4 @@
-import type { BlobStore } from '@gw/blobs';
+import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
 import { listBatchModels, resolveBatchExecution, type BatchExecution, type Catalog } from '@gw/catalog';
 import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
 import { GatewayError, InputError, NotFoundError, newId, type Identity } from '@gw/platform';
@@ -64,7 +64,11 @@ export class BatchesService {
     });
     if (file.purpose !== 'batch') throw new InputError(`File ${file._id} has purpose "${file.purpose}": a batch input needs "batch"`, 'input_file_id');
 
-    const check = await checkInputFile(await this.deps.blobs.get(file.blob_key), { endpoint: req.endpoint, maxLineBytes: this.deps.maxLineBytes });
+    const input = await this.deps.blobs.get(file.blob_key).catch((err: unknown) => {
+      // Deleted between reading its record and its bytes: gone, as a moment later.
+      throw err instanceof BlobNotFoundError ? new NotFoundError(`No such file: ${req.inputFileId}`, 'input_file_id', 'file_not_found') : err;
+    });
+    const check = await checkInputFile(input, { endpoint: req.endpoint, maxLineBytes: this.deps.maxLineBytes });
     const problems = check.total === 0 ? [{ code: 'empty_file', message: 'The file has no requests', param: null, line: null }] : check.problems;
     let resolved: BatchExecution = { execution: req.execution === 'provider' ? 'provider' : 'platform', fallback_from_provider: false };
     let errors: BatchErrors | null = problems.length > 0 ? validationErrors(problems) : null;

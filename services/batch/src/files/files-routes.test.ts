@@ -76,6 +76,19 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     expect(await stack.blobs.stat(`files/${ids[0]}`)).toBeNull();
   });
 
+  it('answers 404 in the envelope for a file whose bytes went while its record was read (a delete racing the download)', async () => {
+    const id = (await upload(chatLine('a', 'x'))).body.id;
+    // The moment inside a concurrent DELETE or expiry: the record read, the bytes already removed.
+    await stack.blobs.delete(`files/${id}`);
+    const res = await stack.call(batch, 'GET', `/v1/files/${id}/content`);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: '404', error: { param: 'file_id', code: 'file_not_found' } });
+    // A batch created over it at that moment: the input file is not found, never a 500.
+    const created = await stack.call(batch, 'POST', '/v1/batches', { body: { input_file_id: id, endpoint: '/v1/chat/completions', completion_window: '24h' } });
+    expect(created.status).toBe(404);
+    expect(created.body.error).toMatchObject({ param: 'input_file_id', code: 'file_not_found' });
+  });
+
   it('deletes files past their expiry, record and bytes', async () => {
     const shortLived = await stack.startBatch({ FILE_EXPIRES_AFTER_S: '1', BATCH_MAINTENANCE_MS: '100', BATCH_WORKERS: '0' });
     const file = (await stack.call(shortLived, 'POST', '/v1/files', { form: uploadForm(chatLine('a', 'x')) })).body;

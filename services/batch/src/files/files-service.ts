@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import type { BlobStore } from '@gw/blobs';
+import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
 import { ConflictError, InputError, NotFoundError, newId } from '@gw/platform';
 import type { Collection, Filter } from '@gw/store';
 import { listPage, type ListPage, type PageQuery } from '../list-page';
@@ -75,7 +75,13 @@ export class FilesService {
 
   async content(accountId: string, fileId: string): Promise<{ doc: FileDoc; body: Readable }> {
     const doc = await this.get(accountId, fileId);
-    return { doc, body: await this.blobs.get(doc.blob_key) };
+    try {
+      return { doc, body: await this.blobs.get(doc.blob_key) };
+    } catch (err) {
+      // Deleted (or expired) between reading its record and its bytes: gone, as a moment later.
+      if (err instanceof BlobNotFoundError) throw notFound(fileId);
+      throw err;
+    }
   }
 
   /**

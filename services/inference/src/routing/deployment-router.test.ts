@@ -1,4 +1,4 @@
-import { createLogger } from '@gw/platform';
+import { createLogger, Metrics } from '@gw/platform';
 import { createChatProvider } from '@gw/providers';
 import { startOpenAISimulator, type OpenAISimulator } from '@gw/simulators';
 import type { Catalog, CatalogModel } from '@gw/catalog';
@@ -85,6 +85,24 @@ describe('DeploymentRouter against the OpenAI simulator', () => {
     expect(route.deployment.id).toBe('d1');
     expect(sim.requests - before).toBe(1);
     expect(router.candidates(model).map((r) => r.deployment.id)).toEqual(['d1']);
+  });
+
+  test('/metrics shows a cooling deployment as 1 while it cools, and 0 once it has cooled down', async () => {
+    const catalog = catalogFor(sim, ['sim-error-503', 'echo-chat']);
+    const metrics = new Metrics('inference', false);
+    let now = 1_000_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const router = new DeploymentRouter(catalog, () => provider, { SIM_KEY: 'k' }, createLogger('test', 'silent'), policy, async () => {}, metrics);
+      const cooling = async () => Object.fromEntries((await metrics.registry.getSingleMetric('gw_deployment_cooling')!.get()).values.map((v) => [v.labels.deployment, v.value]));
+      expect(await cooling()).toEqual({ d0: 0, d1: 0 });
+      await router.attempt(catalog.models[0], (r) => r.provider.chat(request, r.target));
+      expect(await cooling()).toEqual({ d0: 1, d1: 0 });
+      now += policy.cooldownMs + 1;
+      expect(await cooling()).toEqual({ d0: 0, d1: 0 });
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
 

@@ -67,6 +67,8 @@ export class DeploymentRouter {
         };
       }));
     }
+    const deploymentIds = catalog.models.flatMap((m) => m.deployments.map((d) => d.id));
+    metrics?.watchCooldowns(() => new Map(deploymentIds.map((id) => [id, this.cooldown.isCooling(id)])));
   }
 
   /** The model's routes in the order they would be tried now (weights, cooldowns applied). */

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { BlobStore } from '@gw/blobs';
+import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
 import type { CallArchiver } from '@gw/call-archive';
 import { InputError, NotFoundError, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
@@ -202,7 +202,13 @@ export class ImagesService {
 
   async content(accountId: string, id: string): Promise<{ record: ImageRecord; body: Readable }> {
     const record = await this.record(accountId, id);
-    return { record, body: await this.deps.blobs.get(record.blob_key) };
+    try {
+      return { record, body: await this.deps.blobs.get(record.blob_key) };
+    } catch (err) {
+      // Deleted between reading its record and its bytes: gone, as a moment later.
+      if (err instanceof BlobNotFoundError) throw new NotFoundError(`No image '${id}'`, 'image_id', 'image_not_found');
+      throw err;
+    }
   }
 
   async delete(accountId: string, id: string): Promise<{ id: string; object: 'image.deleted'; deleted: true }> {
