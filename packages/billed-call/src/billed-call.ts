@@ -67,7 +67,7 @@ export interface BilledCallRecord<R extends RouteRef, A extends string, U> {
  */
 export interface FailedCallRecord<R extends RouteRef, A extends string> {
   requestId: string;
-  identity: Identity;
+  identity: Pick<Identity, 'accountId' | 'keyHash'>;
   model: string;
   apiType: A;
   /** The route tried last; null when the call was refused before any. */

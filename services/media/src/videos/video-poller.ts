@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
+import type { FailedCallRecord, RouteRef } from '@gw/billed-call';
 import type { ArchivedCall, CallArchiver } from '@gw/call-archive';
 import { JobStore, type JobHandler } from '@gw/jobs';
 import { GatewayError, toGatewayError, type Logger } from '@gw/platform';
@@ -44,6 +45,8 @@ export interface VideoPollerDeps {
   logger: Logger;
   /** Each video's request and outcome once it is terminal (its bytes described, never inlined). */
   archive?: CallArchiver;
+  /** A video that failed after it was accepted, for the statistics (billing counts a request id once). */
+  failed?: (call: FailedCallRecord<RouteRef, 'video'>) => void;
   now?: () => number;
 }
 
@@ -183,10 +186,26 @@ export function videoJobHandler(deps: VideoPollerDeps): JobHandler<VideoJobPaylo
       delay = Math.min(Math.round(delay * 1.5), options.pollMaxMs);
     }
     // A failed video is not billed: its hold goes back (a completed one is settled by its usage event).
-    if (video.status === 'failed') deps.holds.release(video.account_id, video.request_id, video.trace_id);
+    if (video.status === 'failed') {
+      deps.holds.release(video.account_id, video.request_id, video.trace_id);
+      deps.failed?.(failedVideo(video));
+    }
     await deps.settlement.settle(video);
     deps.archive?.record(archivedVideo(video));
     return { status: video.status };
+  };
+}
+
+/**
+ * A failed video as the statistics count it. It was accepted, so the failure is never the caller's: the
+ * provider's or the gateway's (a stuck task, a refused download), as a 502 would be on a synchronous call.
+ */
+function failedVideo(video: VideoDoc): FailedCallRecord<RouteRef, 'video'> {
+  return {
+    requestId: video.request_id, identity: { accountId: video.account_id, keyHash: video.key_hash }, model: video.model, apiType: 'video',
+    route: video.provider_name && video.deployment_id ? { providerName: video.provider_name, deployment: { id: video.deployment_id } } : null,
+    errorKind: video.error?.code ?? 'video_generation_failed', status: 502, clientError: false, streamed: false,
+    startedAt: video.created_at_ms, traceId: video.trace_id,
   };
 }
 

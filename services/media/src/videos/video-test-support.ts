@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createBlobStore, type BlobStore } from '@gw/blobs';
 import { createBus, type Bus, type BusMessage } from '@gw/bus';
 import { createLogger, IdentitySigner, type Identity, type RunningService } from '@gw/platform';
-import { TOPICS, type CallbackRequested, type UsageEvent } from '@gw/proto';
+import { TOPICS, type CallbackRequested, type CallFailed, type UsageEvent } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { startSimulators, type RunningSimulator } from '../../../../packages/simulators/src';
 import { startBillingService } from '../../../billing/src/app';
@@ -68,6 +68,8 @@ export interface VideoTestBed {
   /** Every usage event and callback published so far (the bus, read by a group of the test's own). */
   usage: UsageEvent[];
   callbacks: CallbackRequested[];
+  /** Every failed call reported for the statistics. */
+  failures: CallFailed[];
   close(): Promise<void>;
 }
 
@@ -108,15 +110,17 @@ export async function openVideoTestBed(): Promise<VideoTestBed> {
   });
   const usage: UsageEvent[] = [];
   const callbacks: CallbackRequested[] = [];
+  const failures: CallFailed[] = [];
+  const byTopic: Record<string, unknown[]> = { [TOPICS.usage]: usage, [TOPICS.callbacks]: callbacks, [TOPICS.callFailures]: failures };
   const subscription = await bus.subscribe<unknown>({
-    topics: [TOPICS.usage, TOPICS.callbacks], group: `test-${randomUUID()}`,
+    topics: [TOPICS.usage, TOPICS.callbacks, TOPICS.callFailures], group: `test-${randomUUID()}`,
     handleBatch: async (messages: BusMessage<unknown>[]) => {
-      for (const m of messages) (m.topic === TOPICS.usage ? usage : callbacks).push(m.value as never);
+      for (const m of messages) byTopic[m.topic]?.push(m.value);
     },
   });
   const env = { ...process.env, SIMULATOR_API_KEY: 'sk-sim' };
   return {
-    sim, store, bus, blobs, config, billing, usage, callbacks,
+    sim, store, bus, blobs, config, billing, usage, callbacks, failures,
     start: (extra = {}, instanceBlobs = blobs) => startMediaService({ config: { ...config, ...extra }, store, bus, blobs: instanceBlobs, logger, env }),
     close: async () => {
       await subscription.stop();

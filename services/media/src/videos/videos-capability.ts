@@ -1,4 +1,6 @@
+import { callFailedEvent } from '@gw/billed-call';
 import { JobWorkerPool } from '@gw/jobs';
+import { TOPICS } from '@gw/proto';
 import type { Router } from 'express';
 import type { MediaContext } from '../media-context';
 import { guardedVideoUrls } from './guarded-video-urls';
@@ -29,6 +31,7 @@ export async function startVideos(ctx: MediaContext, env: NodeJS.ProcessEnv, ass
     logger: scope.logger.child({ component: 'video-pollers' }),
     handler: videoJobHandler({
       videos, models, blobs: ctx.blobs, settlement, holds, assetUrl, logger: scope.logger, archive: ctx.archive,
+      failed: (call) => ctx.publisher.enqueue(TOPICS.callFailures, { key: call.identity.accountId, value: callFailedEvent(call) }),
       options: { pollMinMs: config.VIDEO_POLL_MIN_MS, pollMaxMs: config.VIDEO_POLL_MAX_MS, taskTimeoutMs: config.VIDEO_TASK_TIMEOUT_MS, maxVideoBytes: config.VIDEO_MAX_BYTES },
     }),
     workers: config.VIDEO_WORKERS,

@@ -116,8 +116,9 @@ describe('videos in the media service', () => {
   });
 
   it('one callback per terminal state, with the spec body and a stable event id', async () => {
-    const ok = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'ok', callback_url: 'https://127.0.0.1:9/hook', request_id: 'biz-1' })).body.id;
-    const bad = (await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'sim-fail please', callback_url: 'https://127.0.0.1:9/hook' })).body.id;
+    const okMade = await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'ok', callback_url: 'https://127.0.0.1:9/hook', request_id: 'biz-1' });
+    const badMade = await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, prompt: 'sim-fail please', callback_url: 'https://127.0.0.1:9/hook' });
+    const [ok, bad] = [okMade.body.id, badMade.body.id];
     const failed = await poll(bad);
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected', message: expect.any(String) } });
     await poll(ok);
@@ -131,6 +132,13 @@ describe('videos in the media service', () => {
     expect(badBody).toMatchObject({ id: bad, status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected' }, payload: { status: 'failed' } });
     expect(badBody).not.toHaveProperty('request_id');
     expect(bed.usage.filter((u) => u.media_ids.includes(bad))).toHaveLength(0);
+    // The statistics count the failed video as the provider's failure, and only it.
+    const badRequestId = badMade.headers.get('x-request-id')!;
+    await waitFor('the failure reported', () => bed.failures.some((f) => f.request_id === badRequestId));
+    expect(bed.failures.filter((f) => f.request_id === badRequestId)).toEqual([expect.objectContaining({
+      api_type: 'video', model: SEEDANCE_MODEL, account_id: 'acct_alice', error_kind: 'OutputVideoSensitiveContentDetected', client_error: false, provider: 'ark',
+    })]);
+    expect(bed.failures.some((f) => f.request_id === okMade.headers.get('x-request-id'))).toBe(false);
   });
 
   it('content before completion is the spec error naming the status; another account sees 404', async () => {
