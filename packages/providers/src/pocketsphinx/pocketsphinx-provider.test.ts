@@ -23,7 +23,8 @@ describe('PocketsphinxProvider (pocketsphinx on this machine)', () => {
     expect(t.segments![0].start).toBeLessThan(t.segments![0].end);
     expect(t.duration).toBeCloseTo(readPcmWav(wav)!.samples.length / 22_050, 2);
     expect(t.usage).toEqual({ audio_duration_seconds: t.duration });
-  });
+    // A real recognizer run: seconds of CPU, more while the rest of the suite shares the two cores.
+  }, 60_000);
 
   it('takes 16-bit PCM WAV only, English only', async () => {
     const p = new PocketsphinxProvider();
