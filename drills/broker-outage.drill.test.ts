@@ -40,16 +40,17 @@ async function billedRecords(stack: TestStack, key: string, calls: CallOutcome[]
   return found;
 }
 
-/** The account's statistics over the drill: requests, errors, charged micros. */
-async function statistics(stack: TestStack, key: string, fromMs: number): Promise<{ requests: number; errors: number; chargedMicros: number }> {
+/** The account's statistics over the drill: requests, errors, client errors (402s), charged micros. */
+async function statistics(stack: TestStack, key: string, fromMs: number): Promise<{ requests: number; errors: number; clientErrors: number; chargedMicros: number }> {
   const from = Math.floor(fromMs / 1000) - 120;
   const to = Math.ceil(Date.now() / 1000) + 120;
   const res = await api(stack.baseURL, 'GET', `/usage?from=${from}&to=${to}&interval=hour`, { key });
   if (res.status !== 200) throw new Error(`usage: ${res.status} ${JSON.stringify(res.body)}`);
-  const rows = res.body.data as { requests: number; errors: number; charged_cost: string }[];
+  const rows = res.body.data as { requests: number; errors: number; client_errors: number; charged_cost: string }[];
   return {
     requests: rows.reduce((s, r) => s + r.requests, 0),
     errors: rows.reduce((s, r) => s + r.errors, 0),
+    clientErrors: rows.reduce((s, r) => s + r.client_errors, 0),
     chargedMicros: rows.reduce((s, r) => s + usdToMicros(r.charged_cost), 0),
   };
 }
@@ -136,11 +137,22 @@ describe('broker outage under a steady chat load', () => {
     const keyUsage = usdToMicros(String((await api(stack.baseURL, 'GET', '/key', { key: limitedKey })).body.data.usage));
     expect(keyUsage).toBe(keyCharged);
 
-    // The statistics count the same calls and the same sum, with no errors (no failed call was billed).
-    const mainStats = await statistics(stack, stack.key, startedAt);
-    expect(mainStats).toEqual({ requests: mainCalls.length, errors: 0, chargedMicros: mainCharged });
-    const limitedStats = await statistics(stack, limitedAccountKey, startedAt);
-    expect(limitedStats).toEqual({ requests: byKey.get(limitedAccountKey)!.length, errors: 0, chargedMicros: limitedCharged });
+    // The statistics count the same calls and the same sum, with no errors: the only failed calls are the spend
+    // refusals (402), the caller's own, counted as requests and client errors (their events go through the
+    // outbox too, so they may land after the charges).
+    const refused = (client: (c: string) => boolean) => outcomes.filter((o) => client(o.client) && o.status === 402).length;
+    const mainRefused = refused((c) => c.startsWith('main') || c === 'limited-key');
+    const limitedRefused = refused((c) => c === 'limited-account');
+    const expectedMain = { requests: mainCalls.length + mainRefused, errors: 0, clientErrors: mainRefused, chargedMicros: mainCharged };
+    const expectedLimited = { requests: byKey.get(limitedAccountKey)!.length + limitedRefused, errors: 0, clientErrors: limitedRefused, chargedMicros: limitedCharged };
+    let mainStats = await statistics(stack, stack.key, startedAt);
+    let limitedStats = await statistics(stack, limitedAccountKey, startedAt);
+    await waitFor('the statistics caught up', async () => {
+      [mainStats, limitedStats] = await Promise.all([statistics(stack, stack.key, startedAt), statistics(stack, limitedAccountKey, startedAt)]);
+      return mainStats.requests >= expectedMain.requests && limitedStats.requests >= expectedLimited.requests;
+    }, 60_000).catch(() => undefined);
+    expect(mainStats).toEqual(expectedMain);
+    expect(limitedStats).toEqual(expectedLimited);
 
     // No overspend meanwhile: the key and the small account stayed within their allowance.
     expect(keyUsage).toBeLessThanOrEqual(usdToMicros(KEY_LIMIT_USD) + usdToMicros(ALLOWANCE_USD));
