@@ -1,3 +1,4 @@
+import { wavOf } from '@gw/provider-spec';
 import { toFile } from 'openai';
 import { api, type ApiResponse } from './harness/api';
 import { E2E_BATCH_OPENAI_MODEL } from './harness/catalog';
@@ -7,25 +8,6 @@ import { useStack } from './harness/stack';
 import { E2E_VIDEO_MODEL } from './harness/video-catalog';
 
 jest.setTimeout(180_000);
-
-/** One second of 16 kHz mono 16-bit PCM silence, as a WAV file. */
-function silentWav(): Buffer {
-  const data = Buffer.alloc(32_000);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
 
 const OMITTED = { omitted: expect.stringMatching(/^(base64|binary)$/), bytes: expect.any(Number) };
 
@@ -71,7 +53,8 @@ describe('every media call and provider-batch line is archived, found by its req
   });
 
   it('a transcription (multipart WAV): the fields, the audio described by type and size, and the transcript', async () => {
-    const wav = silentWav();
+    // One second of 16 kHz mono 16-bit PCM silence.
+    const wav = wavOf(Buffer.alloc(32_000), 16_000);
     const made = await stack.openai.audio.transcriptions.create({ model: E2E_TRANSCRIBE_MODEL, file: await toFile(wav, 'quiet.wav', { type: 'audio/wav' }) }).withResponse();
     const archived = await archiveOf(made.response.headers.get('x-request-id')!);
     expect(archived.body.data).toMatchObject({ api_type: 'transcription', model: E2E_TRANSCRIBE_MODEL, streamed: false });
