@@ -1,8 +1,8 @@
 // scripts/engines.sh for the drills' own engine pair (GW_ENGINES_NAME=drills, ports of their own).
 // GW_DRILL_ENGINES_NAME names another pair, so two drill runs on one machine never kill each other's broker.
 const { spawn, spawnSync } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
+const { readEngineEnv } = require('../../scripts/jest/engine-env');
 
 const ROOT = path.resolve(__dirname, '../..');
 const ENGINES_SH = path.join(ROOT, 'scripts/engines.sh');
@@ -50,13 +50,7 @@ function runDrillEnginesInBackground(...args) {
 }
 
 function readDrillEnv() {
-  const vars = {};
-  for (const line of fs.readFileSync(ENV_FILE, 'utf8').split('\n')) {
-    const m = /^export (\w+)=(.*)$/.exec(line.trim());
-    if (m) vars[m[1]] = m[2];
-  }
-  if (!vars.MONGO_URL || !vars.KAFKA_BROKERS) throw new Error(`${ENV_FILE} lacks MONGO_URL or KAFKA_BROKERS`);
-  return vars;
+  return readEngineEnv(ENV_FILE);
 }
 
 module.exports = { runDrillEngines, runDrillEnginesInBackground, readDrillEnv };

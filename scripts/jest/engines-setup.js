@@ -6,8 +6,8 @@
 // What was started or leased here is recorded in globalThis.__GW_ENGINES__ for engines-teardown.js (jest runs
 // globalSetup and globalTeardown in the same process).
 const { spawnSync } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
+const { readEngineEnv } = require('./engine-env');
 
 const ROOT = path.resolve(__dirname, '../..');
 const ENGINES_SH = path.join(ROOT, 'scripts/engines.sh');
@@ -116,13 +116,7 @@ function runEnginesSh(...args) {
 }
 
 function readEnvFile() {
-  const vars = {};
-  for (const line of fs.readFileSync(ENV_FILE, 'utf8').split('\n')) {
-    const m = /^export (\w+)=(.*)$/.exec(line.trim());
-    if (m) vars[m[1]] = m[2];
-  }
-  if (!vars.MONGO_URL || !vars.KAFKA_BROKERS) throw new Error(`${ENV_FILE} lacks MONGO_URL or KAFKA_BROKERS`);
-  return vars;
+  return readEngineEnv(ENV_FILE);
 }
 
 module.exports = async () => {
