@@ -1,15 +1,35 @@
 import { createServer } from 'node:net';
 
-/** A port the OS says is free right now (bound and released on loopback). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/*
+ * Ports handed to child services are taken below the kernel's ephemeral range (32768+ on Linux), one
+ * block per jest worker. A port picked with listen(0) comes from the ephemeral range, and between its
+ * release and the child's bind any outgoing connection of a neighbouring test may take it (a CI run
+ * failed on EADDRINUSE so). Outgoing connections never use this range, and the workers never share a
+ * block.
+ */
+const RANGE_START = 20_000;
+const BLOCK_SIZE = 800; // 20000..26399: below the engines (27018, 27118) and the ephemeral range
+const BLOCKS = 8;
+const workerSlot = (Number(process.env.JEST_WORKER_ID ?? '1') - 1 + BLOCKS) % BLOCKS;
+const blockStart = RANGE_START + workerSlot * BLOCK_SIZE;
+// Files of one worker run one after another in fresh module registries: start each at a random point.
+let cursor = Math.floor(Math.random() * BLOCK_SIZE);
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/** A loopback port free right now, never handed out twice by this module and outside the ephemeral range. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < BLOCK_SIZE; tries++) {
+    const port = blockStart + (cursor++ % BLOCK_SIZE);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${blockStart}..${blockStart + BLOCK_SIZE - 1}`);
 }
 
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
