@@ -42,6 +42,12 @@ export interface LoadWindow {
 }
 
 const TICK_MS = 5;
+
+/** A failed call's bucket in status_codes: `network:<code>` (undici's or the socket's), so a soak says why. */
+function networkFailure(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `network:${code}` : 'network';
+}
 const sortedOf = (xs: number[]) => Float64Array.from(xs).sort();
 const pct = (xs: Float64Array, p: number) => round(percentile(xs, p), 2);
 
@@ -125,7 +131,7 @@ export class OpenLoopLoad {
       this.window.started++;
       this.inFlight++;
       const done = (stream ? this.streamCall(scheduledAt) : this.plainCall(scheduledAt))
-        .catch(() => { this.window.errors++; this.count('network'); })
+        .catch((err: unknown) => { this.window.errors++; this.count(networkFailure(err)); })
         .finally(() => { this.inFlight--; this.inFlightDone.delete(done); });
       this.inFlightDone.add(done);
     }

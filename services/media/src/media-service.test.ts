@@ -24,7 +24,7 @@ const catalog = (simPort: number) => ({
   models: [{
     id: 'test/image', name: 'image', owned_by: 'tests', updated_at: '2026-11-01T00:00:00Z', media: 'image',
     architecture: { input_modalities: ['text'], output_modalities: ['image'] },
-    parameter_schema: { n: { type: 'integer', min: 1, max: 4 }, response_format: { type: 'string', options: ['url', 'b64_json'] } },
+    parameter_schema: { n: { type: 'integer', min: 1, max: 4 }, response_format: { type: 'string', options: ['url', 'b64_json'] }, images: { type: 'array', max_items: 4 } },
     deployments: [{ id: 'dep-image', provider: 'sim', provider_model: 'gpt-image-1', price: { prompt_per_million: '0', completion_per_million: '0', per_image: '0.02' } }],
   }, {
     id: 'test/speech', name: 'speech', owned_by: 'tests', updated_at: '2026-11-01T00:00:00Z', media: 'speech',
@@ -166,6 +166,14 @@ describe('media service (embedded store and bus, filesystem blobs, billing, simu
     // The moment inside a concurrent DELETE: the record still read, the bytes already removed.
     await blobs.delete(record.blob_key);
     expect(await call(media, 'GET', `/v1/images/${id}/content`)).toMatchObject({ status: 404, body: { error: { param: 'image_id', code: 'image_not_found' } } });
+  });
+
+  it('an input image deleted while its asset reference was resolved is a 400 naming the param, never a 500', async () => {
+    const id = (await call(media, 'POST', '/v1/images/generations', { model: 'test/image', prompt: 'to edit' })).body.data[0].id;
+    const record = (await imagesCollection(store).findOne({ _id: id }))!;
+    await blobs.delete(record.blob_key);
+    const res = await call(media, 'POST', '/v1/images/edits', { model: 'test/image', prompt: 'edit it', images: [`asset://${id}`] });
+    expect(res).toMatchObject({ status: 400, body: { error: { param: 'images[0]', code: 'asset_not_found' } } });
   });
 
   it('is ready only while its store answers', async () => {

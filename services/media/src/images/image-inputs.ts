@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobStore } from '@gw/blobs';
+import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
 import { OutboundRequestError, type GuardedHttpClient } from '@gw/net-guard';
 import { InputError, PayloadTooLargeError } from '@gw/platform';
 import type { MediaInput } from '@gw/provider-spec';
@@ -42,7 +42,15 @@ export class ImageInputs {
     if (typeof ref !== 'string' || ref === '') throw new InputError(`${param} must be an asset://, data: or https URL`, param, 'invalid_type');
     if (ref.startsWith(ASSET_SCHEME)) {
       const record = await this.asset(accountId, ref, param);
-      return { bytes: await readAll(await this.blobs.get(record.blob_key)), mimeType: record.mime_type, filename: `${record._id}.${record.output_format}` };
+      let bytes: Buffer;
+      try {
+        bytes = await readAll(await this.blobs.get(record.blob_key));
+      } catch (err) {
+        // Deleted between reading its record and its bytes: the same 400 as a moment later.
+        if (err instanceof BlobNotFoundError) throw new InputError(`${param} names no stored image of this account: ${ref}`, param, 'asset_not_found');
+        throw err;
+      }
+      return { bytes, mimeType: record.mime_type, filename: `${record._id}.${record.output_format}` };
     }
     if (ref.startsWith('data:')) {
       const m = DATA_URL.exec(ref);
