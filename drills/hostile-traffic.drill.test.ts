@@ -170,15 +170,18 @@ describe('hostile traffic', () => {
       server = await startTlsReceiver(pems);
       await stack.processes!.kill('media');
       await stack.processes!.start('media', { GATEWAY_ALLOW_LOOPBACK_CALLBACKS: 'true', MEDIA_EXTRA_CA_FILE: path.join(dir, 'server.pem') });
-    }, 90_000);
+      await stack.processes!.kill('webhooks');
+      await stack.processes!.start('webhooks', { GATEWAY_ALLOW_LOOPBACK_CALLBACKS: 'true', WEBHOOKS_EXTRA_CA_FILE: path.join(dir, 'server.pem') });
+    }, 120_000);
     afterAll(async () => {
       await server?.close();
       rmSync(dir, { recursive: true, force: true });
     });
 
+    // Loopback (in any spelling) is what the test switch lets through; everything else inside must still be refused.
+    const redirectHosts = Object.fromEntries(Object.entries(INTERNAL_HOSTS).filter(([form]) => !form.includes('loopback') && !form.startsWith('ipv4-mapped')));
+
     test('is refused at fetch time with the documented 400 naming the param, after the first hop only', async () => {
-      // Loopback (in any spelling) is what the test switch lets through; everything else inside must still be refused.
-      const redirectHosts = Object.fromEntries(Object.entries(INTERNAL_HOSTS).filter(([form]) => !form.includes('loopback') && !form.startsWith('ipv4-mapped')));
       server.answer((req, res) => { res.writeHead(302, { location: probeUrl(decodeURIComponent(req.path.slice('/to/'.length))) }).end(); });
       const firstHops = server.received.length;
       const unrefused = await probe(fetchTargets, redirectHosts, (host) => `${server.origin}/to/${encodeURIComponent(host)}`, 'redirect');
@@ -187,5 +190,35 @@ describe('hostile traffic', () => {
       expect(unrefused).toEqual([]);
       expect(server.received.length - firstHops).toBe(fetchTargets.length * Object.keys(redirectHosts).length);
     });
+
+    test('a webhook whose URL redirects inside is refused at delivery: every attempt fails on the guard after the first hop', async () => {
+      server.answer((req, res) => { res.writeHead(302, { location: probeUrl(decodeURIComponent(req.path.slice('/to/'.length))) }).end(); });
+      const firstHops = server.received.length;
+      // The test event takes the URL set at the moment it is sent: one event per internal host.
+      const events: Record<string, string> = {};
+      for (const [form, host] of Object.entries(redirectHosts)) {
+        expect((await send('PUT', '/webhooks/settings', { url: `${server.origin}/to/${encodeURIComponent(host)}` })).status).toBe(200);
+        const sent = await send('POST', '/webhooks/test', {});
+        expect(sent.status).toBe(202);
+        events[form] = (sent.body as { data: { event_id: string } }).data.event_id;
+      }
+      type Attempt = { event_id: string; status: string; error: string | null };
+      let attempts: Attempt[] = [];
+      const ended = (id: string) => attempts.filter((a) => a.event_id === id && a.status !== 'sending').length;
+      // Three attempts each (1 s, then 3 s apart), all events at once.
+      await waitFor('every probe event to end its three attempts', async () => {
+        const res = await fetch(`${stack.baseURL}/webhooks/deliveries?limit=100`, { headers: { authorization: `Bearer ${stack.key}` } });
+        attempts = ((await res.json()) as { data: Attempt[] }).data;
+        return Object.values(events).every((id) => ended(id) >= 3);
+      }, 90_000);
+      const unrefused = Object.entries(events).flatMap(([form, id]) => attempts
+        .filter((a) => a.event_id === id && !(a.status === 'failed' && (a.error ?? '').includes('which the gateway does not call')))
+        .map((a) => `${form}: ${a.status} ${a.error}`));
+      figures['redirect.webhook delivery'] = `${Object.keys(events).length * 3 - unrefused.length}/${Object.keys(events).length * 3} attempts refused`;
+      expect(unrefused).toEqual([]);
+      expect(Object.values(events).map(ended)).toEqual(Object.values(events).map(() => 3));
+      // Each attempt reached the first hop, and nothing past it.
+      expect(server.received.length - firstHops).toBe(Object.keys(events).length * 3);
+    }, 150_000);
   });
 });
