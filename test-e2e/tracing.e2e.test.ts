@@ -147,4 +147,35 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
     const record = await waitForBilledRequest(stack.baseURL, stack.key, submitted.body.request_id);
     expect(record.trace_id).toBe(traceId);
   });
+
+  test('each line of a batch continues the trace of the request that created it: batch line span, the inference RPC under it, the billing record carrying its id', async () => {
+    const traceId = '7a1c4e2f9b3d4a6c8e0f1a2b3c4d5e6f';
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    const line = { custom_id: 'traced', method: 'POST', url: '/v1/chat/completions', body: { model: E2E_MODEL, messages: [{ role: 'user', content: 'trace my line' }] } };
+    form.append('file', new Blob([`${JSON.stringify(line)}\n`]), 'traced.jsonl');
+    const uploaded = await fetch(`${stack.baseURL}/files`, { method: 'POST', headers: { authorization: `Bearer ${stack.key}` }, body: form });
+    expect(uploaded.status).toBe(200);
+    const fileId = ((await uploaded.json()) as { id: string }).id;
+    const created = await api(stack.baseURL, 'POST', '/batches', {
+      key: stack.key, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      body: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h', execution: 'platform' },
+    });
+    expect(created.status).toBe(200);
+    let batch: { status?: string; output_file_id?: string } = {};
+    await waitFor('the batch to complete', async () => {
+      batch = (await api(stack.baseURL, 'GET', `/batches/${created.body.id}`, { key: stack.key })).body;
+      return batch.status === 'completed';
+    }, 60_000);
+    const spans = await traceOf(collector, traceId, ['edge', 'batch', 'gateway.grpc', 'gateway.providers', 'provider-simulator']);
+    const create = spans.find((s) => s.scope === 'batch' && s.kind === SERVER && s.name === 'POST /v1/batches')!;
+    const lineSpan = one(spans, 'batch', CONSUMER);
+    expect(lineSpan.parentSpanId).toBe(create.spanId);
+    const rpc = spans.find((s) => s.scope === 'gateway.grpc' && s.name.endsWith('/CreateChatCompletion'))!;
+    expect(rpc.parentSpanId).toBe(lineSpan.spanId);
+    expect(descendsFrom(spans, one(spans, 'gateway.providers', CLIENT), lineSpan)).toBe(true);
+    const output = await (await fetch(`${stack.baseURL}/files/${batch.output_file_id}/content`, { headers: { authorization: `Bearer ${stack.key}` } })).text();
+    const requestId = (JSON.parse(output.trim()) as { response: { request_id: string } }).response.request_id;
+    expect((await waitForBilledRequest(stack.baseURL, stack.key, requestId)).trace_id).toBe(traceId);
+  });
 });

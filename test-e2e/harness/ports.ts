@@ -23,7 +23,7 @@ function bindable(port: number): Promise<boolean> {
   });
 }
 
-/** A loopback port free right now, never handed out twice by this module and outside the ephemeral range. */
+/** A loopback port free right now, outside the ephemeral range, not handed out again by this worker until its block wraps. */
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < BLOCK_SIZE; tries++) {
     const port = blockStart + (cursor++ % BLOCK_SIZE);

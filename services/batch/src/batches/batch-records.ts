@@ -42,6 +42,8 @@ export interface BatchDoc extends Doc {
   /** Whom every line is billed to: the key that created the batch. */
   identity: Identity;
   trace_id: string;
+  /** The W3C traceparent of the request that created the batch, so its lines continue that trace (absent when tracing is off, and in older batches). */
+  traceparent?: string | null;
   status: BatchStatus;
   endpoint: string;
   completion_window: string;

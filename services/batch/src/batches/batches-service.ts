@@ -1,7 +1,7 @@
 import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
 import { listBatchModels, resolveBatchExecution, type BatchExecution, type Catalog } from '@gw/catalog';
 import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
-import { GatewayError, InputError, NotFoundError, newId, type Identity } from '@gw/platform';
+import { currentTraceparent, GatewayError, InputError, NotFoundError, newId, type Identity } from '@gw/platform';
 import type { Collection } from '@gw/store';
 import type { BatchCallbacks } from '../execution/batch-callbacks';
 import type { BatchJobStore } from '../execution/batch-runner';
@@ -95,7 +95,7 @@ export class BatchesService {
   private newBatch(identity: Identity, traceId: string, req: CreateBatchRequest, resolved: BatchExecution, clientModel: string | null, total: number, errors: BatchErrors | null): BatchDoc {
     const created = this.now();
     return {
-      _id: newId('batch_'), account_id: identity.accountId, identity, trace_id: traceId,
+      _id: newId('batch_'), account_id: identity.accountId, identity, trace_id: traceId, traceparent: currentTraceparent() ?? null,
       status: errors ? 'failed' : 'in_progress', endpoint: req.endpoint, completion_window: req.completionWindow,
       execution_preference: req.execution, execution: resolved.execution, fallback_from_provider: resolved.fallback_from_provider,
       deployment_id: resolved.deployment?.id ?? null, provider_handle_json: null, provider_cancel_sent: false, input_file_id: req.inputFileId, client_model: clientModel,

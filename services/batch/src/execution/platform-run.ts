@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Logger } from '@gw/platform';
+import { inConsumerSpan, type Logger } from '@gw/platform';
 import type { Collection } from '@gw/store';
 import type { BatchDoc } from '../batches/batch-records';
 import { inputRequests } from '../batches/input-lines';
@@ -70,9 +70,10 @@ export async function runPlatformLines(deps: PlatformRunDeps, batch: BatchDoc, i
       }
       const task = (async () => {
         try {
-          const outcome = await callLine(deps.inference, line, req.body, {
+          // Each line continues the trace of the request that created the batch, whichever instance runs it.
+          const outcome = await inConsumerSpan('batch', 'batch line', batch.traceparent ?? undefined, () => callLine(deps.inference, line, req.body, {
             identity: batch.identity, traceId: batch.trace_id, deadlineMs: options.lineDeadlineMs, retryMs: options.lineRetryMs, signal,
-          });
+          }));
           const written = await lines.updateOne(
             { _id: line._id, state: 'pending' },
             { $set: { state: outcome.state, output_json: JSON.stringify(outcome.output), finished_at_ms: now() } },
