@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { createInferenceClient } from '@gw/inference-client';
 import { startTracing, type Tracing } from '@gw/platform';
 import { api, waitForBilledRequest } from './harness/api';
+import { useCallbackReceiver } from './harness/callback-receiver';
 import { E2E_MODEL } from './harness/catalog';
 import { otlpJsonExporter, startOtlpCollector, type CollectedSpan, type OtlpCollector } from './harness/otlp-collector';
 import { waitFor } from './harness/ports';
@@ -13,12 +14,17 @@ const SERVER = 2;
 const CLIENT = 3;
 const CONSUMER = 5;
 
-/** The spans of one trace, once those of every scope named (by default the edge's, inference's, the provider call's and the simulator's) have arrived. */
-async function traceOf(collector: OtlpCollector, traceId: string, scopes = ['edge', 'inference', 'gateway.providers', 'provider-simulator']): Promise<CollectedSpan[]> {
+/**
+ * The spans of one trace, once those of every scope named (by default the edge's, inference's, the provider
+ * call's and the simulator's) have arrived, and each `[scope, kind]` in `kinds` (spans of one scope are
+ * exported as each ends, so a scope seen is not yet all of its spans).
+ */
+async function traceOf(collector: OtlpCollector, traceId: string, scopes = ['edge', 'inference', 'gateway.providers', 'provider-simulator'], kinds: [string, number][] = []): Promise<CollectedSpan[]> {
   const spans = () => collector.spans.filter((s) => s.traceId === traceId);
   const complete = () => {
     const seen = new Set(spans().map((s) => s.scope));
-    return scopes.every((scope) => seen.has(scope));
+    const seenKinds = new Set(spans().map((s) => `${s.scope}/${s.kind}`));
+    return scopes.every((scope) => seen.has(scope)) && kinds.every(([scope, kind]) => seenKinds.has(`${scope}/${kind}`));
   };
   await waitFor(`the spans of trace ${traceId}`, async () => complete(), 30_000)
     .catch((err: Error) => { throw new Error(`${err.message}; received: ${JSON.stringify(collector.spans)}`); });
@@ -42,10 +48,11 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
   let collector: OtlpCollector;
   let stack: TestStack;
   let tracing: Tracing | null = null;
+  const callbacks = useCallbackReceiver(`tracing-${mode}`);
 
   beforeAll(async () => {
     collector = await startOtlpCollector();
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100', ...callbacks.env };
     // The single-process mode has one tracer provider for the process, as `pnpm start` installs it; with the
     // services in their own processes, the test's is a gRPC caller's.
     tracing = startTracing(mode === 'embedded' ? 'gateway' : 'e2e-caller', { ...process.env, ...env }, otlpJsonExporter(collector.url));
@@ -139,7 +146,7 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
       key: stack.key, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` }, body: { model: E2E_MODEL, messages: [{ role: 'user', content: 'trace me later' }] },
     });
     expect(submitted.status).toBe(200);
-    const spans = await traceOf(collector, traceId);
+    const spans = await traceOf(collector, traceId, undefined, [['inference', SERVER], ['inference', CONSUMER]]);
     const submit = spans.find((s) => s.scope === 'inference' && s.kind === SERVER)!;
     const run = one(spans, 'inference', CONSUMER);
     expect(run.parentSpanId).toBe(submit.spanId);
@@ -148,7 +155,7 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
     expect(record.trace_id).toBe(traceId);
   });
 
-  test('each line of a batch continues the trace of the request that created it: batch line span, the inference RPC under it, the billing record carrying its id', async () => {
+  test('a batch continues the trace of the request that created it: each line (the inference RPC under it, the billing record carrying its id) and its callback delivery', async () => {
     const traceId = '7a1c4e2f9b3d4a6c8e0f1a2b3c4d5e6f';
     const form = new FormData();
     form.append('purpose', 'batch');
@@ -159,7 +166,7 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
     const fileId = ((await uploaded.json()) as { id: string }).id;
     const created = await api(stack.baseURL, 'POST', '/batches', {
       key: stack.key, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
-      body: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h', execution: 'platform' },
+      body: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h', execution: 'platform', callback_url: `${callbacks.receiver.origin}/traced-hook` },
     });
     expect(created.status).toBe(200);
     let batch: { status?: string; output_file_id?: string } = {};
@@ -167,12 +174,19 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
       batch = (await api(stack.baseURL, 'GET', `/batches/${created.body.id}`, { key: stack.key })).body;
       return batch.status === 'completed';
     }, 60_000);
-    const spans = await traceOf(collector, traceId, ['edge', 'batch', 'gateway.grpc', 'gateway.providers', 'provider-simulator']);
+    const spans = await traceOf(collector, traceId, ['edge', 'batch', 'gateway.grpc', 'gateway.providers', 'provider-simulator'], [['batch', CONSUMER], ['webhooks', CONSUMER], ['webhooks', CLIENT]]);
     const create = spans.find((s) => s.scope === 'batch' && s.kind === SERVER && s.name === 'POST /v1/batches')!;
     const lineSpan = one(spans, 'batch', CONSUMER);
     expect(lineSpan.parentSpanId).toBe(create.spanId);
     const rpc = spans.find((s) => s.scope === 'gateway.grpc' && s.name.endsWith('/CreateChatCompletion'))!;
     expect(rpc.parentSpanId).toBe(lineSpan.spanId);
+    // The callback's delivery joins the trace too; its traceparent is not sent to the receiver (a third party).
+    const delivery = one(spans, 'webhooks', CONSUMER);
+    expect(delivery.parentSpanId).toBe(create.spanId);
+    expect(one(spans, 'webhooks', CLIENT).parentSpanId).toBe(delivery.spanId);
+    const hook = callbacks.receiver.received.find((r) => r.path === '/traced-hook');
+    expect(hook).toBeDefined();
+    expect(hook!.headers.traceparent).toBeUndefined();
     expect(descendsFrom(spans, one(spans, 'gateway.providers', CLIENT), lineSpan)).toBe(true);
     const output = await (await fetch(`${stack.baseURL}/files/${batch.output_file_id}/content`, { headers: { authorization: `Bearer ${stack.key}` } })).text();
     const requestId = (JSON.parse(output.trim()) as { response: { request_id: string } }).response.request_id;

@@ -58,7 +58,7 @@ describe('webhooks through the edge (processes: Kafka + MongoDB-wire)', () => {
     });
     const event: CallbackRequested = {
       event_id: eventId, account_id: stack.accountId, kind: 'batch', event: 'batch.completed', url: '', signed: true,
-      body_json: JSON.stringify({ id: eventId.split(':')[0], object: 'batch', status: 'completed', event: 'batch.completed' }), created_at_ms: Date.now(),
+      body_json: JSON.stringify({ id: eventId.split(':')[0], object: 'batch', status: 'completed', event: 'batch.completed' }), created_at_ms: Date.now(), traceparent: '',
     };
     await stack.bus.publish(TOPICS.callbacks, [{ key: eventId, value: event }]);
     await waitFor('the first attempt', async () => calls === 1, 30_000);

@@ -12,6 +12,8 @@ export const CALLBACK_CONSUMER_GROUP = 'webhooks-delivery';
 /** A delivery job outlives any plausible outage before a worker starts it; past this it is not sent at all. */
 const DELIVERY_START_WINDOW_MS = 24 * 3600_000;
 
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
 /** proto3 JSON: int64 may be a number or a decimal string. */
 const int64 = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number).pipe(z.number().int());
 
@@ -26,6 +28,9 @@ export const callbackRequestedSchema = z.object({
   body_json: z.string().min(1),
   signed: z.boolean().nullish().transform((v) => v ?? false),
   created_at_ms: int64.nullish().transform((v) => v ?? 0),
+  // Only a well-formed W3C traceparent is kept; anything else is dropped (the delivery starts a trace of its
+  // own), never the event with it.
+  traceparent: z.string().nullish().transform((v) => (v && TRACEPARENT.test(v) ? v : '')),
 });
 export type CallbackRequest = Omit<z.infer<typeof callbackRequestedSchema>, 'kind'> & { kind: CallbackKind };
 
@@ -51,6 +56,7 @@ export class CallbackIntake {
     }
     const payload: DeliveryPayload = {
       event_id: event.event_id, account_id: event.account_id, kind: event.kind, event: event.event, url, body_json: event.body_json, signed: event.signed,
+      traceparent: event.traceparent || null,
     };
     const { job, created } = await this.jobs.enqueue({ id: event.event_id, payload, ownerId: event.account_id, expiresAtMs: this.now() + DELIVERY_START_WINDOW_MS });
     if (created) this.wake();

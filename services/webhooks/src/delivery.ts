@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { interruptReason, type JobHandler, type JobRun } from '@gw/jobs';
 import type { GuardedHttpClient } from '@gw/net-guard';
-import { UpstreamError, type Logger, type Metrics } from '@gw/platform';
+import { inConsumerSpan, traceOutgoing, UpstreamError, type Logger, type Metrics } from '@gw/platform';
 import type { DeliveryAttemptDoc, DeliveryLog } from './delivery-log';
 import { DELIVERY_POLICIES, type CallbackKind, type DeliveryPolicy } from './delivery-policy';
 import { signatureHeaders } from './signature';
@@ -22,6 +22,8 @@ export interface DeliveryPayload {
   /** Sent byte for byte; the signatures cover it. */
   body_json: string;
   signed: boolean;
+  /** The trace the delivery joins (the request that raised the event); absent in jobs queued before it existed. */
+  traceparent?: string | null;
 }
 
 export interface DeliveryResult {
@@ -54,7 +56,9 @@ type AttemptOutcome = { succeeded: boolean; responseStatus: number | null };
 export function deliveryHandler(deps: DeliveryDeps): JobHandler<DeliveryPayload, DeliveryResult> {
   const now = deps.now ?? Date.now;
 
-  return async (run) => {
+  return (run) => inConsumerSpan('webhooks', `deliver ${run.job.payload.event}`, run.job.payload.traceparent ?? undefined, () => deliver(run));
+
+  async function deliver(run: JobRun<DeliveryPayload, DeliveryResult>): Promise<DeliveryResult> {
     const p = run.job.payload;
     const policy = DELIVERY_POLICIES[p.kind];
     const earlier = await settleEarlierAttempts(deps.log, p.event_id, now());
@@ -73,14 +77,14 @@ export function deliveryHandler(deps: DeliveryDeps): JobHandler<DeliveryPayload,
         await run.checkpoint();
         throw new UpstreamError('Another worker is delivering this callback', undefined, 'delivery_raced');
       }
-      const outcome = await attemptOnce(deps, run, p, policy, id, started, now);
+      const outcome = await attemptOnce(deps, run, p, policy, { id, attempt }, started, now);
       if (outcome.succeeded) return { delivered: true, attempts: attempt, response_status: outcome.responseStatus };
       lastEndedMs = now();
     }
     deps.logger.warn({ eventId: p.event_id, accountId: p.account_id, event: p.event, attempts: policy.attempts }, 'callback not acknowledged; giving up');
     deps.metrics?.webhooks.deliveries.inc({ outcome: 'abandoned' });
     throw new UpstreamError(`The callback was not acknowledged after ${policy.attempts} attempts`, undefined, 'callback_undelivered');
-  };
+  }
 }
 
 /** Attempts left `sending` by a run that died count as failed ones. */
@@ -101,7 +105,7 @@ async function waitBackoff(policy: DeliveryPolicy, attempt: number, lastEndedMs:
 
 async function attemptOnce(
   deps: DeliveryDeps, run: JobRun<DeliveryPayload, DeliveryResult>, p: DeliveryPayload, policy: DeliveryPolicy,
-  id: string, started: number, now: () => number,
+  { id, attempt }: { id: string; attempt: number }, started: number, now: () => number,
 ): Promise<AttemptOutcome> {
   const finish = async (outcome: AttemptOutcome, error: string | null) => {
     await deps.log.finish(id, { ...outcome, latencyMs: now() - started, error, atMs: now() });
@@ -119,7 +123,10 @@ async function attemptOnce(
     if (secret !== null) Object.assign(headers, signatureHeaders(secret, p.event_id, Math.floor(now() / 1000), p.body_json));
   }
   try {
-    const res = await deps.client.send(p.url, { method: 'POST', headers, body: p.body_json, timeoutMs: policy.timeoutMs, signal: run.signal, param: 'url' });
+    // A client span per attempt; its traceparent stays inside (the receiver is a third party).
+    const res = await traceOutgoing('webhooks', 'POST callback', () => ({ 'webhook.event': p.event, 'webhook.attempt': attempt }), {},
+      () => deps.client.send(p.url, { method: 'POST', headers, body: p.body_json, timeoutMs: policy.timeoutMs, signal: run.signal, param: 'url' }),
+      (r) => r.status);
     const ok = res.status >= 200 && res.status < 300;
     return await finish({ succeeded: ok, responseStatus: res.status }, ok ? null : `HTTP ${res.status}`);
   } catch (err) {

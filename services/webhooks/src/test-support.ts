@@ -110,7 +110,7 @@ export async function callService(port: number, method: string, path: string, id
 export function callbackEvent(overrides: Partial<CallbackRequested> & { account_id: string }): CallbackRequested {
   const eventId = overrides.event_id ?? `batch_${randomUUID()}:batch.completed`;
   return {
-    event_id: eventId, kind: 'batch', event: 'batch.completed', url: '', signed: true, created_at_ms: Date.now(),
+    event_id: eventId, kind: 'batch', event: 'batch.completed', url: '', signed: true, created_at_ms: Date.now(), traceparent: '',
     body_json: JSON.stringify({ id: eventId.split(':')[0], object: 'batch', status: 'completed', event: 'batch.completed' }),
     ...overrides,
   };

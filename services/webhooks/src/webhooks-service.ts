@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
-import { InputError, PermissionError } from '@gw/platform';
+import { currentTraceparent, InputError, PermissionError } from '@gw/platform';
 import type { CallbackIntake } from './callback-intake';
 import type { DeliveryAttemptDoc, DeliveryLog } from './delivery-log';
 import type { SettingsStore, WebhookSettingsDoc } from './settings-store';
@@ -95,6 +95,7 @@ export class WebhooksService {
     const body = JSON.stringify({ id: eventId, object: 'event', event: 'webhook.test', created_at: Math.floor(this.now() / 1000) });
     const accepted = await this.deps.intake.accept({
       event_id: eventId, account_id: caller.accountId, kind: 'batch', event: 'webhook.test', url: current.url, body_json: body, signed: true, created_at_ms: this.now(),
+      traceparent: currentTraceparent() ?? '',
     });
     return { event_id: eventId, event: 'webhook.test', url: accepted?.url ?? current.url, status: 'queued' };
   }

@@ -25,6 +25,7 @@ export class BatchCallbacks {
     const message: CallbackRequested = {
       event_id: eventId, account_id: batch.account_id, kind: 'batch', event, url: batch.callback_url ?? '',
       body_json: JSON.stringify({ ...toBatchObject(batch), event }), signed: true, created_at_ms: this.now(),
+      traceparent: batch.traceparent ?? '',
     };
     await this.outbox.publish(TOPICS.callbacks, [{ key: eventId, value: message }]);
     await this.batches.updateOne({ _id: batch._id, status: batch.status, callback_pending: true }, { $set: { callback_pending: false } });

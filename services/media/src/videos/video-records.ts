@@ -49,6 +49,8 @@ export interface VideoDoc extends Doc {
   /** Set with the terminal state when a callback is owed; cleared once it is in the outbox. */
   callback_pending: boolean;
   trace_id: string;
+  /** The W3C traceparent of the submit request, so the callback's delivery joins its trace (absent when tracing is off, and in older tasks). */
+  traceparent?: string | null;
   created_at_ms: number;
   updated_at_ms: number;
   completed_at_ms: number | null;

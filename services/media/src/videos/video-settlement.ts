@@ -78,6 +78,7 @@ export class VideoSettlement {
     const message: CallbackRequested = {
       event_id: eventId, account_id: video.account_id, kind: 'video', event: `video.${video.status}`, url: video.callback_url ?? '',
       body_json: JSON.stringify(body), signed: false, created_at_ms: this.now(),
+      traceparent: video.traceparent ?? '',
     };
     await this.outbox.publish(TOPICS.callbacks, [{ key: eventId, value: message }]);
     await this.videos.updateOne({ _id: video._id, callback_pending: true }, { $set: { callback_pending: false } });

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
 import type { CatalogModel } from '@gw/catalog';
 import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
-import { InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
+import { currentTraceparent, InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
 import type { VideoGenerationRequest } from '@gw/provider-spec';
 import type { Collection } from '@gw/store';
 import { resolveAssets } from '../native/native-params';
@@ -97,7 +97,7 @@ export class VideosService {
       native_body_json: nativeBody ? JSON.stringify(nativeBody) : null,
       deployment_id: null, provider_name: null, provider_task_id: null, progress: 0, provider_response_json: null, provider_parameters: {},
       duration_s: null, last_frame_url: null, last_frame_blob_key: null, last_frame_type: null, blob_key: null, bytes: null, usage: null, error: null,
-      usage_pending: false, callback_pending: false, trace_id: traceId,
+      usage_pending: false, callback_pending: false, trace_id: traceId, traceparent: currentTraceparent() ?? null,
       created_at_ms: now, updated_at_ms: now, completed_at_ms: null,
     };
     try {

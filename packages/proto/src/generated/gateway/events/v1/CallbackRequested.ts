@@ -37,6 +37,11 @@ export interface CallbackRequested {
    */
   'signed'?: (boolean);
   'created_at_ms'?: (number | string | Long);
+  /**
+   * The W3C traceparent of the request that raised the event (the batch's create, the video's submit, the
+   * test event's), so the delivery joins that trace. Empty when tracing is off; never sent to the receiver.
+   */
+  'traceparent'?: (string);
 }
 
 /**
@@ -74,4 +79,9 @@ export interface CallbackRequested__Output {
    */
   'signed': (boolean);
   'created_at_ms': (number);
+  /**
+   * The W3C traceparent of the request that raised the event (the batch's create, the video's submit, the
+   * test event's), so the delivery joins that trace. Empty when tracing is off; never sent to the receiver.
+   */
+  'traceparent': (string);
 }
