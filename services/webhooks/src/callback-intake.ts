@@ -1,5 +1,5 @@
 import type { JobStore } from '@gw/jobs';
-import type { Logger } from '@gw/platform';
+import { traceIdOfTraceparent, type Logger } from '@gw/platform';
 import { subscribeInBackground, type BackgroundSubscription, type TypedBus } from '@gw/bus';
 import { TOPICS, type TopicMessages } from '@gw/proto';
 import { z } from 'zod';
@@ -11,8 +11,6 @@ export const CALLBACK_CONSUMER_GROUP = 'webhooks-delivery';
 
 /** A delivery job outlives any plausible outage before a worker starts it; past this it is not sent at all. */
 const DELIVERY_START_WINDOW_MS = 24 * 3600_000;
-
-const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** proto3 JSON: int64 may be a number or a decimal string. */
 const int64 = z.union([z.number(), z.string().regex(/^-?\d+$/)]).transform(Number).pipe(z.number().int());
@@ -30,7 +28,7 @@ export const callbackRequestedSchema = z.object({
   created_at_ms: int64.nullish().transform((v) => v ?? 0),
   // Only a well-formed W3C traceparent is kept; anything else is dropped (the delivery starts a trace of its
   // own), never the event with it.
-  traceparent: z.string().nullish().transform((v) => (v && TRACEPARENT.test(v) ? v : '')),
+  traceparent: z.string().nullish().transform((v) => (v && traceIdOfTraceparent(v) ? v.trim() : '')),
 });
 export type CallbackRequest = Omit<z.infer<typeof callbackRequestedSchema>, 'kind'> & { kind: CallbackKind };
 
