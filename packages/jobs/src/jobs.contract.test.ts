@@ -102,6 +102,37 @@ describe.each<EngineName>(['embedded', 'mongo'])('leased jobs contract (%s engin
     }
   });
 
+  it('an idle pool polls the store once per interval whatever its size, and work enqueued elsewhere still runs on every worker', async () => {
+    const jobs = jobStore();
+    await jobs.ensureIndexes();
+    let claims = 0;
+    const claim = jobs.claim.bind(jobs);
+    jobs.claim = (workerId, leaseMs) => { claims++; return claim(workerId, leaseMs); };
+    const running = new Set<string>();
+    let mostAtOnce = 0;
+    startPool(jobs, async ({ job, signal }) => {
+      running.add(job._id);
+      mostAtOnce = Math.max(mostAtOnce, running.size);
+      await abortableDelay(1_000, signal);
+      running.delete(job._id);
+      return { doubled: job.payload.n * 2, by: 'pool' };
+    }, { workers: 8, pollMs: 50 });
+
+    await new Promise((r) => setTimeout(r, 100));
+    const idleStart = claims;
+    await new Promise((r) => setTimeout(r, 1_000));
+    // One poller: about 20 claims a second; 8 workers each polling would make about 160.
+    expect(claims - idleStart).toBeLessThanOrEqual(30);
+
+    // Enqueued through another handle and without wake(): the poller finds the first, and each claim that
+    // succeeds unparks one more worker, so all eight run side by side.
+    const other = jobStore(location.connect());
+    for (let n = 0; n < 8; n++) await enqueue(other, n);
+    const collection = location.connect().collection<JobDoc<Payload, Result>>('jobs');
+    await waitFor('all 8 jobs completed', async () => (await collection.count({ status: 'completed' })) === 8, 20_000);
+    expect(mostAtOnce).toBe(8);
+  });
+
   it('a worker killed mid-job loses it when its lease lapses, and the job is completed once by another', async () => {
     const jobs = jobStore();
     await jobs.ensureIndexes();

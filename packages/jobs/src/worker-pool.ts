@@ -53,7 +53,10 @@ function interrupt(controller: AbortController, reason: InterruptReason): void {
 }
 
 /**
- * Workers for one job kind: each loops claim -> run -> claim and sleeps `pollMs` when nothing is claimable.
+ * Workers for one job kind: each loops claim -> run -> claim. When nothing is claimable, one idle worker
+ * polls (claims again every `pollMs`) and the other idle workers park until work shows up, so an idle pool
+ * asks the store once per interval rather than once per worker (media's 32 video workers made 32 queries a
+ * second on an idle store).
  * They hold no state a restart would lose: everything is on the job document and its lease, so any number
  * of pools in any number of processes may work the same jobs.
  */
@@ -61,6 +64,9 @@ export class JobWorkerPool<P, R> {
   private readonly running = new Map<string, RunningJob>();
   private readonly loops: Promise<void>[] = [];
   private sleepers: (() => void)[] = [];
+  /** An idle worker is polling for the pool; the other idle workers are parked. */
+  private polling = false;
+  private parked: (() => void)[] = [];
   private stopping = false;
   private readonly poolId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   private readonly log: Logger;
@@ -75,11 +81,12 @@ export class JobWorkerPool<P, R> {
     for (let i = 0; i < this.opts.workers; i++) this.loops.push(this.loop(`${this.poolId}-w${i}`));
   }
 
-  /** A job was enqueued here: stop waiting for the next poll. */
+  /** A job was enqueued here: the polling worker stops waiting, and one parked worker claims too (the poller may be mid-claim). */
   wake(): void {
     const sleepers = this.sleepers;
     this.sleepers = [];
     for (const wake of sleepers) wake();
+    this.unparkOne();
   }
 
   /** Aborts the job at once if this pool is running it (call after setting the cancel flag). */
@@ -92,6 +99,7 @@ export class JobWorkerPool<P, R> {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake();
+    for (const unpark of this.parked.splice(0)) unpark();
     const inFlight = [...this.running.values()].map((j) => j.done);
     if (inFlight.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -112,9 +120,11 @@ export class JobWorkerPool<P, R> {
         this.log.warn({ err, workerId }, 'claiming a job failed; retrying after the poll interval');
       }
       if (!claimed) {
-        await this.sleep();
+        await this.idle();
         continue;
       }
+      // There is work: one more idle worker tries, and so on while claims succeed.
+      this.unparkOne();
       const job = claimed;
       if (this.stopping) {
         // Claimed while stop() was already handing jobs back: hand this one back too.
@@ -207,6 +217,25 @@ export class JobWorkerPool<P, R> {
       stopRenewing();
       stopChecking();
     };
+  }
+
+  /** Nothing to claim: poll after the interval if no other worker does, else park until work shows up. */
+  private async idle(): Promise<void> {
+    if (this.stopping) return;
+    if (this.polling) {
+      await new Promise<void>((resolve) => this.parked.push(resolve));
+      return;
+    }
+    this.polling = true;
+    try {
+      await this.sleep();
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private unparkOne(): void {
+    this.parked.shift()?.();
   }
 
   private sleep(): Promise<void> {
