@@ -15,6 +15,62 @@ export interface PostingResult {
   keys: string[];
 }
 
+export interface PostingInput {
+  accounts: Collection<AccountDoc>;
+  ledger: Collection<LedgerEntry>;
+  accountId: string;
+  postingIds: readonly string[];
+  /** The ids of the postings' entries on this account that were `applying` when the delivery read them. */
+  entryIds: readonly string[];
+  /** Postings whose entries this process saw marked applied: they have none `applying`, so need no lookup. */
+  finishedPostings: FinishedPostings;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** How many finished posting ids a consumer remembers; older marks are checked in the ledger instead. */
+const FINISHED_POSTINGS_KEPT = 10_000;
+
+/**
+ * Posting ids whose entries are all `applied` (a fact in the ledger: entries never go back to `applying`),
+ * remembered so that dropping their marks needs no ledger query. Bounded; forgetting one only costs a query.
+ */
+export class FinishedPostings {
+  private readonly ids = new Set<string>();
+
+  add(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.ids.delete(id);
+      this.ids.add(id);
+    }
+    for (const id of this.ids) {
+      if (this.ids.size <= FINISHED_POSTINGS_KEPT) break;
+      this.ids.delete(id);
+    }
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+}
+
+/**
+ * The entries still `applying` of the postings and of the account's marked postings, read after the account.
+ * The postings' entries are known by id (a posting's entries are fixed once recorded, and can only become
+ * `applied`); a marked posting this process has not seen finish is looked up by posting.
+ */
+async function openEntries(input: PostingInput, marked: readonly string[]): Promise<LedgerEntry[]> {
+  const { ledger, accountId, postingIds, entryIds, finishedPostings } = input;
+  const postings = new Set(postingIds);
+  const unknown = marked.filter((id) => !postings.has(id) && !finishedPostings.has(id));
+  const [known, others] = await Promise.all([
+    entryIds.length > 0 ? ledger.find({ _id: { $in: [...entryIds] } }) : [],
+    unknown.length > 0 ? ledger.find({ account_id: accountId, posting_id: { $in: unknown }, state: 'applying' }) : [],
+  ]);
+  const open = known.filter((e) => e.account_id === accountId && e.state === 'applying' && postings.has(e.posting_id));
+  return [...open, ...others];
+}
+
 /**
  * Lands the given postings (ids of deliveries that recorded ledger entries) on one account in ONE guarded
  * write: decrements the wallet by their entries still `applying`, adds key spend, settles the calls' spend
@@ -23,14 +79,8 @@ export interface PostingResult {
  * posting's write) only once none of its entries is `applying` any more. The account is read before the
  * ledger and the write is version-guarded, so a decision made on a stale read never lands.
  */
-export async function applyPostings(
-  accounts: Collection<AccountDoc>,
-  ledger: Collection<LedgerEntry>,
-  accountId: string,
-  postingIds: readonly string[],
-  logger: Logger,
-  now: () => Date,
-): Promise<PostingResult> {
+export async function applyPostings(input: PostingInput): Promise<PostingResult> {
+  const { accounts, ledger, accountId, postingIds, entryIds, finishedPostings, logger, now } = input;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const account = await accounts.findOne({ _id: accountId });
     if (!account) {
@@ -47,7 +97,7 @@ export async function applyPostings(
     // too. Still-open ones move to `landed_postings` and the old field goes, in this same guarded write.
     const legacy = account.recent_postings ?? [];
     const marked = [...new Set([...Object.keys(account.landed_postings ?? {}), ...legacy])];
-    const open = await ledger.find({ account_id: accountId, posting_id: { $in: [...new Set([...postingIds, ...marked])] }, state: 'applying' });
+    const open = await openEntries(input, marked);
     const withOpenEntries = new Set(open.map((e) => e.posting_id));
     const toApply = postingIds.filter((id) => !marked.includes(id) && withOpenEntries.has(id));
     const finished = marked.filter((id) => !withOpenEntries.has(id));

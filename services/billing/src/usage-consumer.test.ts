@@ -57,6 +57,31 @@ describe.each(STORE_ENGINES)('usage consumer (%s store, embedded bus)', (engine)
     expect(await ledgerCollection(engines.store).count({})).toBe(1);
   });
 
+  test('back-to-back batches: each lands once, marks do not pile up, and the ledger is read only by id', async () => {
+    // A store whose ledger counts lookups that are not by id alone (a full scan on a Mongo-wire test server).
+    let byOtherFields = 0;
+    const counting = Object.create(engines.store) as typeof engines.store;
+    counting.collection = ((name: string) => {
+      const c = engines.store.collection(name);
+      if (name !== 'ledger') return c;
+      const find = c.find.bind(c);
+      c.find = (filter, opts) => {
+        if (Object.keys(filter).some((k) => k !== '_id')) byOtherFields++;
+        return find(filter, opts);
+      };
+      return c;
+    }) as typeof engines.store.collection;
+    const handle = createUsageBatchHandler({ store: counting, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger() });
+    for (let i = 0; i < 20; i++) await handle(asBatch([usageEvent(), usageEvent({ key_hash: KEY_B })]));
+
+    const after = await account('acct_a');
+    expect(after.wallet_micros).toBe(-40 * LIST_MICROS);
+    expect(after.version).toBe(20);
+    expect(Object.keys(after.landed_postings ?? {}).length).toBeLessThanOrEqual(1);
+    expect(await ledgerCollection(engines.store).count({ state: 'applying' })).toBe(0);
+    expect(byOtherFields).toBe(0);
+  });
+
   test('two events for two keys of one account: one account write with the right key spends', async () => {
     const first = usageEvent({ key_hash: KEY_A });
     const second = usageEvent({ key_hash: KEY_B, usage: { prompt_tokens: 10, completion_tokens: 5 } as never });

@@ -6,7 +6,7 @@ import { TOPICS, type TopicMessages } from '@gw/proto';
 import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
 import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
-import { applyPostings, type PostingResult } from './posting';
+import { applyPostings, FinishedPostings, type PostingResult } from './posting';
 import type { PriceBook } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
 import { ledgerStatsInput, recordUsageStats, usageStatsCollection } from './stats/usage-stats';
@@ -52,6 +52,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   const accounts = accountsCollection(store);
   const rejects = store.collection<RejectedUsageDoc>('usage_rejects');
   const stats = usageStatsCollection(store);
+  const finishedPostings = new FinishedPostings();
 
   async function parse(messages: BusMessage<unknown>[]): Promise<UsageEvent[]> {
     const byRequest = new Map<string, UsageEvent>();
@@ -91,7 +92,10 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   async function post(postingIds: string[], claimed: LedgerEntry[]): Promise<Map<string, PostingResult>> {
     const accountIds = [...new Set(claimed.map((e) => e.account_id))];
     const results = await Promise.all(
-      accountIds.map(async (accountId) => [accountId, await applyPostings(accounts, ledger, accountId, postingIds, logger, now)] as const),
+      accountIds.map(async (accountId) => {
+        const entryIds = claimed.filter((e) => e.account_id === accountId).map((e) => e._id);
+        return [accountId, await applyPostings({ accounts, ledger, accountId, postingIds, entryIds, finishedPostings, logger, now })] as const;
+      }),
     );
     const posted = new Map(results);
     // Counted once: only entries whose charge this delivery's write landed.
@@ -127,20 +131,32 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     const events = await parse(messages);
     if (events.length === 0) return;
     // New entries are born claimed by this delivery's posting; entries already recorded keep theirs.
-    await record(events, `posting-${randomUUID()}`);
+    const postingId = `posting-${randomUUID()}`;
+    await record(events, postingId);
     await faults.afterLedgerInsert?.();
 
-    const open = await ledger.find({ _id: { $in: events.map((e) => e.request_id) }, state: 'applying' });
+    // By id alone, the state checked here: a query on the id and another field is a full scan on some engines.
+    const open = (await ledger.find({ _id: { $in: events.map((e) => e.request_id) } })).filter((e) => e.state === 'applying');
     let posted = new Map<string, PostingResult>();
     if (open.length > 0) {
       const postingIds = [...new Set(open.map((e) => e.posting_id))];
-      const claimed = await ledger.find({ posting_id: { $in: postingIds }, state: 'applying' });
+      // A posting's entries are fixed once its delivery recorded them, and this delivery's own posting holds only
+      // entries it just recorded, all in `open`. An older posting (a delivery that crashed before its entries were
+      // marked) may also hold entries of events outside this batch: those are looked up by posting.
+      const older = postingIds.filter((id) => id !== postingId);
+      const claimed = older.length === 0 ? open : [
+        ...open.filter((e) => e.posting_id === postingId),
+        ...await ledger.find({ posting_id: { $in: older }, state: 'applying' }),
+      ];
       // Before any entry is marked applied, so the statistics of a posting are always derived from all of it.
       await recordUsageStats(stats, claimed.map(ledgerStatsInput));
       await faults.afterStatsRecord?.();
       posted = await post(postingIds, claimed);
       await faults.afterBalanceUpdate?.();
-      await ledger.updateMany({ posting_id: { $in: postingIds }, state: 'applying' }, { $set: { state: 'applied', applied_at_ms: now().getTime() } });
+      // Every claimed entry's posting has landed now. By id alone: one a concurrent delivery marked first only
+      // gets a later applied_at_ms.
+      await ledger.updateMany({ _id: { $in: claimed.map((e) => e._id) } }, { $set: { state: 'applied', applied_at_ms: now().getTime() } });
+      finishedPostings.add(postingIds);
     }
     await publish(events, posted);
   };
