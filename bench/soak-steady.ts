@@ -9,13 +9,14 @@
  *   source <engines env> && node --import tsx bench/soak-steady.ts --mode processes --duration 60m --rate 50
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cleanup, installExitHandlers, logTails, ROOT, setTempDir, startChild } from './lib/children';
 import { OpenLoopLoad, type LoadWindow } from './lib/open-loop';
 import { fdCount, machine, rssMb } from './lib/proc';
+import { cpuTicks, TICKS_PER_S } from './lib/stats';
 import { HOST, freePorts, postJson, sleep, waitFor } from './lib/net';
 import { chatBody, gitRevision, PUBLIC_MODEL, writeCatalog } from './lib/setup';
 import { startSoakStack, type SoakMode } from './lib/soak-stacks';
@@ -62,11 +63,49 @@ const CALL_TIMEOUT_MS = 30_000;
 const PRELOAD = ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts')];
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
-function sampleRow(tS: number, w: LoadWindow, pids: Record<string, number>, loadConnections: number) {
+/**
+ * The engines' processes (processes mode), sampled beside the gateway's for where the CPU went: the pid files
+ * scripts/engines.sh writes, when this checkout's engines are the ones in use.
+ */
+function enginePids(): Record<string, number> {
+  const pids: Record<string, number> = {};
+  for (const name of ['kafka', 'mongo']) {
+    try {
+      const pid = Number(readFileSync(path.join(ROOT, '.cache/engines/run', `${name}.pid`), 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && cpuTicks(pid) !== null) pids[`engine:${name}`] = pid;
+    } catch {
+      // not started by this checkout's engine script
+    }
+  }
+  return pids;
+}
+
+/** CPU per process since the last call, in percent of one core. */
+function cpuMeter(pids: Record<string, number>): () => Record<string, number | null> {
+  let last = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuTicks(pid)]));
+  let lastAt = performance.now();
+  return () => {
+    const now = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuTicks(pid)]));
+    const seconds = (performance.now() - lastAt) / 1000;
+    const pct = Object.fromEntries(Object.entries(now).map(([n, t]) => {
+      const before = last[n];
+      return [n, t === null || before === null ? null : Math.round(((t - before) / TICKS_PER_S / seconds) * 1000) / 10];
+    }));
+    last = now;
+    lastAt = performance.now();
+    return pct;
+  };
+}
+
+function sampleRow(tS: number, w: LoadWindow, pids: Record<string, number>, engines: Record<string, number>, cpu: Record<string, number | null>, loadConnections: number) {
   const rss = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, rssMb(pid)]));
   const fds = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, fdCount(pid)]));
+  const engineRss = Object.fromEntries(Object.entries(engines).map(([n, pid]) => [n, rssMb(pid)]));
   const sum = (r: Record<string, number | null>) => Math.round(Object.values(r).reduce<number>((s, v) => s + (v ?? 0), 0) * 10) / 10;
-  return { t_s: Math.round(tS), loadavg_1m: Math.round(os.loadavg()[0] * 100) / 100, rss_sum_mb: sum(rss), rss_mb: rss, fds_sum: sum(fds), fds, load_connections: loadConnections, ...w };
+  return {
+    t_s: Math.round(tS), loadavg_1m: Math.round(os.loadavg()[0] * 100) / 100, rss_sum_mb: sum(rss), rss_mb: rss, fds_sum: sum(fds), fds,
+    cpu_percent: cpu, engines_rss_mb: engineRss, load_connections: loadConnections, ...w,
+  };
 }
 
 async function main(): Promise<void> {
@@ -96,15 +135,18 @@ async function main(): Promise<void> {
     rate: RATE, streamShare: STREAM_SHARE, connections: CONNECTIONS, maxInFlight: MAX_IN_FLIGHT, timeoutMs: CALL_TIMEOUT_MS,
   });
   const samples: Array<ReturnType<typeof sampleRow>> = [];
+  const engines = MODE === 'processes' ? enginePids() : {};
+  const cpu = cpuMeter({ ...stack.pids, ...engines });
   const t0 = performance.now();
   load.start();
   for (let next = SAMPLE_S; next <= DURATION_S; next += SAMPLE_S) {
     await sleep(Math.max(0, t0 + next * 1000 - performance.now()));
     const dead = stack.children.find((c) => c.proc.exitCode !== null || c.proc.signalCode !== null);
     if (dead) throw new Error(`${dead.name} exited (code ${dead.proc.exitCode}, signal ${dead.proc.signalCode}) during the soak`);
-    const row = sampleRow((performance.now() - t0) / 1000, load.takeWindow(), stack.pids, load.openConnections());
+    const row = sampleRow((performance.now() - t0) / 1000, load.takeWindow(), stack.pids, engines, cpu(), load.openConnections());
     samples.push(row);
-    say(`${String(row.t_s).padStart(5)} s  rss ${row.rss_sum_mb} MB  fds ${row.fds_sum} (${row.load_connections} from the load)  ${row.completed} calls  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  errors ${row.errors}  dropped ${row.dropped}  load ${row.loadavg_1m}`);
+    const busiest = Object.entries(row.cpu_percent).filter(([, v]) => v !== null).sort((a, b) => b[1]! - a[1]!).slice(0, 3).map(([n, v]) => `${n} ${v}%`).join(', ');
+    say(`${String(row.t_s).padStart(5)} s  rss ${row.rss_sum_mb} MB  fds ${row.fds_sum} (${row.load_connections} from the load)  ${row.completed} calls  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  errors ${row.errors}  dropped ${row.dropped}  load ${row.loadavg_1m}  cpu ${busiest}`);
   }
   await load.stop();
   const drain = load.takeWindow();
