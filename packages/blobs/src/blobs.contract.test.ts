@@ -102,6 +102,13 @@ describe.each<'fs' | 'gridfs'>(['fs', 'gridfs'])('blob store contract (%s engine
     await expect(blobs.get('files/acct_1/file-y')).rejects.toBeInstanceOf(BlobNotFoundError);
   });
 
+  it('a put still lands after its directories were removed behind the store\'s back', async () => {
+    await blobs.put('calls/2026/a', chunked('one'));
+    if (cfg.engine === 'fs') await rm(cfg.root, { recursive: true, force: true });
+    await blobs.put('calls/2026/b', chunked('two'));
+    expect(await text(await blobs.get('calls/2026/b'))).toBe('two');
+  });
+
   it('refuses keys that could escape its root or hide among its own names', async () => {
     for (const key of ['../escape', 'a/../../b', '/absolute', 'a//b', '.incoming/x', 'a/.', 'back\\slash', 'a b', '']) {
       await expect(blobs.put(key, chunked('x'))).rejects.toThrow(RangeError);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,6 +9,9 @@ import { BlobNotFoundError, checkBlobKey, checkBlobPrefix, type BlobInfo, type B
 
 /** Where writes in progress live; no key segment may start with a dot, so no key can name it. */
 const TEMP_DIR = '.incoming';
+
+/** Directories remembered at most; past it the memory starts over (each forgotten one costs one mkdir). */
+const KNOWN_DIRS_KEPT = 10_000;
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -20,7 +23,26 @@ const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENO
 class FsBlobStore implements BlobStore {
   readonly engine = 'fs';
 
+  /** Directories this store made or found: a put into one skips its mkdir (a syscall pair per put otherwise). */
+  private readonly knownDirs = new Set<string>();
+
   constructor(private readonly root: string) {}
+
+  /** Runs `op`, which creates an entry in `dir`, making `dir` first unless known; once more if it was removed meanwhile. */
+  private async inDir<R>(dir: string, op: () => Promise<R>): Promise<R> {
+    if (this.knownDirs.has(dir)) {
+      try {
+        return await op();
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+        this.knownDirs.delete(dir);
+      }
+    }
+    await mkdir(dir, { recursive: true });
+    if (this.knownDirs.size >= KNOWN_DIRS_KEPT) this.knownDirs.clear();
+    this.knownDirs.add(dir);
+    return op();
+  }
 
   private pathOf(key: string): string {
     return path.join(this.root, ...checkBlobKey(key).split('/'));
@@ -29,12 +51,11 @@ class FsBlobStore implements BlobStore {
   async put(key: string, source: Readable, opts: PutOptions = {}): Promise<BlobInfo> {
     const target = this.pathOf(key);
     const temp = path.join(this.root, TEMP_DIR, randomUUID());
-    await mkdir(path.dirname(temp), { recursive: true });
     const limit = new ByteLimit(opts.maxBytes ?? Number.MAX_SAFE_INTEGER);
     try {
-      await pipeline(source, limit, createWriteStream(temp, { flags: 'wx' }));
-      await mkdir(path.dirname(target), { recursive: true });
-      await rename(temp, target);
+      const file = await this.inDir(path.dirname(temp), () => open(temp, 'wx'));
+      await pipeline(source, limit, createWriteStream(temp, { fd: file }));
+      await this.inDir(path.dirname(target), () => rename(temp, target));
     } catch (err) {
       await rm(temp, { force: true });
       throw err;
