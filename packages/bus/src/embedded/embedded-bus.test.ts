@@ -63,6 +63,43 @@ describe('embedded bus', () => {
     expect(other.received.map((m) => m.value)).toEqual([10, 11, 12, 13, 14]);
   });
 
+  it('a busy member commits its position a few times a second, not after every batch, and all of it on stop', async () => {
+    const topic = uniqueName('busy');
+    const group = uniqueName('g');
+    // The same store, counting the writes that move a group's offset.
+    let commits = 0;
+    const counting = Object.create(store) as Store;
+    counting.collection = ((name: string) => {
+      const c = store.collection(name);
+      if (name !== 'bus_groups') return c;
+      const updateOne = c.updateOne.bind(c);
+      c.updateOne = (filter, update, opts) => {
+        if ('$max' in update) commits++;
+        return updateOne(filter, update, opts);
+      };
+      return c;
+    }) as Store['collection'];
+    const b = bus({ store: counting, commitIntervalMs: 100 });
+    const received: number[] = [];
+    const sub = await b.subscribe<number>({
+      topics: [topic], group, maxBatch: 1,
+      handleBatch: async (batch) => {
+        received.push(...batch.map((m) => m.value));
+        await new Promise((r) => setTimeout(r, 2));
+      },
+    });
+    await b.publish(topic, numbers(0, 150));
+    await waitFor('all 150', () => received.length >= 150, 20_000);
+    // 150 batches over at least 300 ms: one commit per batch would be 150.
+    expect(commits).toBeLessThan(40);
+    await sub.stop();
+
+    const again = await consume(bus(), topic, group);
+    await b.publish(topic, numbers(150, 1));
+    await waitFor('the next one', () => again.received.length >= 1);
+    expect(again.received.map((m) => m.value)).toEqual([150]);
+  });
+
   it('starts a `latest` group after what was published before it subscribed', async () => {
     const topic = uniqueName('latest');
     const b = bus();

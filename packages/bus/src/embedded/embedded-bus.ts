@@ -17,6 +17,8 @@ export interface EmbeddedBusOptions {
   leaseMs?: number;
   pollMs?: number;
   gapGraceMs?: number;
+  /** How long a handled offset may wait to be committed (default 100 ms; 0 = after every batch). */
+  commitIntervalMs?: number;
   /** How often entries every group has committed (or past the retention) are deleted; 0 disables trimming. */
   trimIntervalMs?: number;
   /** Entries older than this are deleted even if a group has not committed them; default 7 days, 0 = no bound. */
@@ -34,6 +36,7 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
     leaseMs: opts.leaseMs ?? 10_000,
     pollMs: opts.pollMs ?? 1_000,
     gapGraceMs: opts.gapGraceMs ?? 10_000,
+    commitIntervalMs: opts.commitIntervalMs ?? 100,
   };
   const logs = new TopicLogs(store);
   const groups = store.collection<GroupDoc>(GROUPS_COLLECTION);

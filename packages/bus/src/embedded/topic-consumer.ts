@@ -13,6 +13,12 @@ export interface TopicConsumerTimings {
   leaseMs: number;
   /** How long a missing sequence may stay missing (a publisher still writing it) before it is skipped. */
   gapGraceMs: number;
+  /**
+   * How long a handled offset may wait before it is committed, so a busy consumer writes its position a few
+   * times a second rather than after every batch; 0 commits after each. A crash redelivers at most this much,
+   * as any at-least-once consumer must expect.
+   */
+  commitIntervalMs: number;
 }
 
 /** How soon to look again while waiting for a missing sequence to appear. */
@@ -20,8 +26,8 @@ const GAP_RECHECK_MS = 25;
 
 /**
  * One group member's loop over one topic: hold the group's lease, read entries after the committed offset,
- * hand them over, commit after success. A throw or a crash leaves the offset where it was, so the same
- * entries come again.
+ * hand them over, commit after success (within `commitIntervalMs`). A throw or a crash leaves the committed
+ * offset where it was, so the same entries come again.
  */
 export class TopicConsumer<T> {
   private stopped = false;
@@ -33,6 +39,10 @@ export class TopicConsumer<T> {
   private readonly backoff = new Backoff();
   private renewTimer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
+  /** Handled through this sequence, not yet committed. */
+  private handled: number | null = null;
+  private commitTimer: NodeJS.Timeout | undefined;
+  private committing: Promise<void> | null = null;
 
   constructor(
     private readonly topic: string,
@@ -59,6 +69,8 @@ export class TopicConsumer<T> {
     this.waiter.wake();
     await this.loop;
     this.events.off(this.topic, this.waiter.wake);
+    clearTimeout(this.commitTimer);
+    await this.commitHandled();
     clearInterval(this.renewTimer);
     if (this.owned) {
       this.owned = false;
@@ -110,6 +122,33 @@ export class TopicConsumer<T> {
   private loseLease(): void {
     if (this.owned) this.logger.warn('bus consumer lost its lease; another member took over');
     this.owned = false;
+    // The new owner starts from the committed offset; what this member handled since comes again there.
+    this.handled = null;
+  }
+
+  /** Commits the handled offset now (one commit at a time); a failed commit is retried after the interval. */
+  private async commitHandled(): Promise<void> {
+    while (this.committing) await this.committing;
+    const offset = this.handled;
+    if (offset === null || !this.owned) return;
+    this.handled = null;
+    this.committing = (async () => {
+      try {
+        if (!(await this.lease.commit(offset))) this.loseLease();
+      } catch (err) {
+        this.logger.warn({ err, offset }, 'bus commit failed; retrying');
+        if (this.owned) this.markHandled(Math.max(offset, this.handled ?? 0));
+      }
+    })().finally(() => (this.committing = null));
+    await this.committing;
+  }
+
+  private markHandled(offset: number): void {
+    this.handled = offset;
+    this.commitTimer ??= setTimeout(() => {
+      this.commitTimer = undefined;
+      void this.commitHandled();
+    }, this.timings.commitIntervalMs);
   }
 
   private async deliver(entries: LogEntryDoc[]): Promise<void> {
@@ -125,9 +164,12 @@ export class TopicConsumer<T> {
       }
     }
     this.backoff.reset();
-    const last = entries[entries.length - 1].seq;
-    if (await this.lease.commit(last)) this.offset = last;
-    else this.loseLease();
+    this.offset = entries[entries.length - 1].seq;
+    if (this.timings.commitIntervalMs > 0) this.markHandled(this.offset);
+    else {
+      this.handled = this.offset;
+      await this.commitHandled();
+    }
   }
 
   /** The entries that directly follow the offset; stops at a gap, which is waited out for `gapGraceMs`. */
