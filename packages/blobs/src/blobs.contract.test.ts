@@ -102,6 +102,15 @@ describe.each<'fs' | 'gridfs'>(['fs', 'gridfs'])('blob store contract (%s engine
     await expect(blobs.get('files/acct_1/file-y')).rejects.toBeInstanceOf(BlobNotFoundError);
   });
 
+  it('a put of a key declared new returns its size; put again (a redelivery) it reads once, and one delete removes it', async () => {
+    expect(await blobs.put('archive/2026-11-27/req-1.json', chunked('{"a":', '1}'), { keyIsNew: true })).toMatchObject({ key: 'archive/2026-11-27/req-1.json', bytes: 7 });
+    await blobs.put('archive/2026-11-27/req-1.json', chunked('{"a":1}'), { keyIsNew: true });
+    expect(await text(await blobs.get('archive/2026-11-27/req-1.json'))).toBe('{"a":1}');
+    expect((await blobs.list('archive/')).map((b) => [b.key, b.bytes])).toEqual([['archive/2026-11-27/req-1.json', 7]]);
+    expect(await blobs.delete('archive/2026-11-27/req-1.json')).toBe(true);
+    expect(await blobs.stat('archive/2026-11-27/req-1.json')).toBeNull();
+  });
+
   it('a put still lands after its directories were removed behind the store\'s back', async () => {
     await blobs.put('calls/2026/a', chunked('one'));
     if (cfg.engine === 'fs') await rm(cfg.root, { recursive: true, force: true });

@@ -16,6 +16,12 @@ export interface BlobInfo {
 export interface PutOptions {
   /** The write fails with `BlobTooLargeError` as soon as more bytes than this arrive; nothing is kept. */
   maxBytes?: number;
+  /**
+   * The caller never put this key before (its keys are unique): the put does not look for older revisions to
+   * remove. Putting the same content again (a redelivery) may then leave a second revision: reads take the
+   * newest, and `delete` removes every one.
+   */
+  keyIsNew?: boolean;
 }
 
 export interface GetOptions {

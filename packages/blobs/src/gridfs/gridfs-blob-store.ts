@@ -57,11 +57,15 @@ class GridFsBlobStore implements BlobStore {
       await upload.abort().catch(() => undefined);
       throw err;
     }
-    for (const older of await this.revisions(key)) {
-      if (!older._id.equals(upload.id)) await bucket.delete(older._id).catch(() => undefined);
+    if (!opts.keyIsNew) {
+      for (const older of await this.revisions(key)) {
+        if (!older._id.equals(upload.id)) await bucket.delete(older._id).catch(() => undefined);
+      }
     }
-    const written = (await this.revisions(key)).find((f) => f._id.equals(upload.id));
-    if (!written) throw new Error(`Blob '${key}' vanished after it was written`);
+    // The files document the upload wrote, as it wrote it: no lookup by name (a full scan where the server
+    // has no filename index).
+    const written = upload.gridFSFile;
+    if (!written) throw new Error(`Blob '${key}' has no files document after its upload finished`);
     return info(written);
   }
 

@@ -110,7 +110,8 @@ export class CallArchive {
     const nowMs = this.now().getTime();
     await inBatches(kept.filter((r) => r.mode === 'full'), PUT_CONCURRENCY, async (r) => {
       const bodies: ArchiveBodies = { request_json: r.request_json, response_json: r.response_json };
-      await this.blobs.put(blobKeyOf(r), Readable.from([Buffer.from(JSON.stringify(bodies))]));
+      // A request id is archived under one key, once (a redelivery writes the same bodies again).
+      await this.blobs.put(blobKeyOf(r), Readable.from([Buffer.from(JSON.stringify(bodies))]), { keyIsNew: true });
     });
     await this.docs.insertMany(kept.map((r) => ({
       _id: r.request_id, account_id: r.account_id, key_hash: r.key_hash, api_type: r.api_type, model: r.model,
