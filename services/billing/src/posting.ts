@@ -76,7 +76,8 @@ async function openEntries(input: PostingInput, marked: readonly string[]): Prom
  * write: decrements the wallet by their entries still `applying`, adds key spend, settles the calls' spend
  * holds, and marks the postings in `landed_postings`. Exactly once rests on state, not on a memory window:
  * a posting lands only when it is not marked and has entries `applying`; its mark is dropped (by a later
- * posting's write) only once none of its entries is `applying` any more. The account is read before the
+ * posting's write) only once none of its entries is `applying` any more (`finishedPostings` only skips the
+ * lookup of postings whose entries this process itself marked applied). The account is read before the
  * ledger and the write is version-guarded, so a decision made on a stale read never lands.
  */
 export async function applyPostings(input: PostingInput): Promise<PostingResult> {
