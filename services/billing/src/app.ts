@@ -15,6 +15,7 @@ import { startUsageConsumer, USAGE_CONSUMER_GROUP } from './usage-consumer';
 import { ensureUsageStatsIndexes, pruneCountedPostings, usageStatsCollection } from './stats/usage-stats';
 import { createFailedCallsHandler, ensureFailedCallIndexes, failedCallsCollection, sweepFailedCalls } from './stats/failed-calls';
 import { CallArchive } from './archive/call-archive';
+import { FinishedPostings } from './finished-postings';
 
 export const ARCHIVE_CONSUMER_GROUP = 'billing-archive';
 export const FAILED_CALLS_CONSUMER_GROUP = 'billing-call-failures';
@@ -45,8 +46,10 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     await ensureUsageStatsIndexes(stats);
     const failedCalls = failedCallsCollection(store);
     await ensureFailedCallIndexes(failedCalls);
+    // What the consumers marked applied, so the pruner drops their marks without looking each posting up.
+    const finishedPostings = new FinishedPostings();
     const statsPruner = setInterval(() => {
-      pruneCountedPostings(stats, [ledgerCollection(store), failedCalls], now().getTime() - STATS_PRUNE_AFTER_MS)
+      pruneCountedPostings(stats, [ledgerCollection(store), failedCalls], now().getTime() - STATS_PRUNE_AFTER_MS, finishedPostings)
         .then(() => sweepFailedCalls(failedCalls, now().getTime()))
         .catch((err: unknown) => logger.warn({ err }, 'statistics prune failed; retrying on the next tick'));
     }, STATS_PRUNE_EVERY_MS);
@@ -55,7 +58,7 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
-    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX, metrics }));
+    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX, metrics, finishedPostings }));
     health
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
@@ -69,7 +72,7 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     // Calls that failed without usage: counted in the statistics, a batch at a time.
     const failuresConsumer = background('call-failures-consumer', subscribeInBackground(bus, {
       topics: [TOPICS.callFailures], group: FAILED_CALLS_CONSUMER_GROUP, maxBatch: config.USAGE_BATCH_MAX,
-      handleBatch: createFailedCallsHandler({ store, stats, logger, now }),
+      handleBatch: createFailedCallsHandler({ store, stats, logger, now, finishedPostings }),
     }, logger));
     health.addCheck('call-failures-consumer', async () => failuresConsumer.joined(), 'degraded');
     const archiveSweeper = setInterval(() => {

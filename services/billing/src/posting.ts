@@ -2,6 +2,7 @@ import type { Logger } from '@gw/platform';
 import type { Collection } from '@gw/store';
 import { isFieldName, LIST_PRICE_FACTOR_PPM, newAccountFields, type AccountDoc } from './accounts';
 import { addSpend, periodLabels, type KeySpendDoc } from './key-spend';
+import type { FinishedPostings } from './finished-postings';
 import type { LedgerEntry } from './ledger';
 
 const MAX_ATTEMPTS = 50;
@@ -26,32 +27,6 @@ export interface PostingInput {
   finishedPostings: FinishedPostings;
   logger: Logger;
   now: () => Date;
-}
-
-/** How many finished posting ids a consumer remembers; older marks are checked in the ledger instead. */
-const FINISHED_POSTINGS_KEPT = 10_000;
-
-/**
- * Posting ids whose entries are all `applied` (a fact in the ledger: entries never go back to `applying`),
- * remembered so that dropping their marks needs no ledger query. Bounded; forgetting one only costs a query.
- */
-export class FinishedPostings {
-  private readonly ids = new Set<string>();
-
-  add(ids: readonly string[]): void {
-    for (const id of ids) {
-      this.ids.delete(id);
-      this.ids.add(id);
-    }
-    for (const id of this.ids) {
-      if (this.ids.size <= FINISHED_POSTINGS_KEPT) break;
-      this.ids.delete(id);
-    }
-  }
-
-  has(id: string): boolean {
-    return this.ids.has(id);
-  }
 }
 
 /**

@@ -6,7 +6,8 @@ import { TOPICS, type TopicMessages } from '@gw/proto';
 import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
 import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
-import { applyPostings, FinishedPostings, type PostingResult } from './posting';
+import { FinishedPostings } from './finished-postings';
+import { applyPostings, type PostingResult } from './posting';
 import type { PriceBook } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
 import { ledgerStatsInput, recordUsageStats, usageStatsCollection } from './stats/usage-stats';
@@ -29,6 +30,8 @@ export interface UsageConsumerDeps {
   faults?: UsageBatchFaults;
   /** Where the cost of the charges landed is counted (the service's /metrics). */
   metrics?: Metrics;
+  /** Postings this process finished, shared with the statistics pruner (a fresh set when absent). */
+  finishedPostings?: FinishedPostings;
 }
 
 /** A message that is not a UsageEvent; kept (never silently dropped) for an operator, then skipped. */
@@ -52,7 +55,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   const accounts = accountsCollection(store);
   const rejects = store.collection<RejectedUsageDoc>('usage_rejects');
   const stats = usageStatsCollection(store);
-  const finishedPostings = new FinishedPostings();
+  const finishedPostings = deps.finishedPostings ?? new FinishedPostings();
 
   async function parse(messages: BusMessage<unknown>[]): Promise<UsageEvent[]> {
     const byRequest = new Map<string, UsageEvent>();

@@ -4,6 +4,7 @@ import type { BusMessage } from '@gw/bus';
 import type { Logger } from '@gw/platform';
 import type { Collection, Store } from '@gw/store';
 import { recordUsageStats, type PostedDoc, type StatsInput, type UsageStatsRow } from './usage-stats';
+import type { FinishedPostings } from '../finished-postings';
 
 /** The CallFailed message as it arrives on the bus (proto3 JSON: absent fields are their zero value). */
 const text = z.string().nullish().transform((v) => v ?? '');
@@ -68,7 +69,11 @@ function statsInput(d: FailedCallDoc): StatsInput {
  * The batch step of billing's failed-call consumer: per batch one bulk insert, one guarded increment per
  * statistics row, one bulk "applied" mark, never a write per call. Safe to repeat at every step.
  */
-export function createFailedCallsHandler(deps: { store: Store; stats: Collection<UsageStatsRow>; logger: Logger; now?: () => Date }): (messages: BusMessage<unknown>[]) => Promise<void> {
+export function createFailedCallsHandler(deps: {
+  store: Store; stats: Collection<UsageStatsRow>; logger: Logger; now?: () => Date;
+  /** Postings this process finished, shared with the statistics pruner. */
+  finishedPostings?: FinishedPostings;
+}): (messages: BusMessage<unknown>[]) => Promise<void> {
   const failed = failedCallsCollection(deps.store);
   const now = deps.now ?? (() => new Date());
   return async (messages) => {
@@ -98,6 +103,7 @@ export function createFailedCallsHandler(deps: { store: Store; stats: Collection
     const claimed = await failed.find({ posting_id: { $in: postingIds }, state: 'applying' });
     await recordUsageStats(deps.stats, claimed.map(statsInput));
     await failed.updateMany({ posting_id: { $in: postingIds }, state: 'applying' }, { $set: { state: 'applied' } });
+    deps.finishedPostings?.add(postingIds);
   };
 }
 

@@ -5,6 +5,7 @@ import { ledgerCollection } from '../ledger';
 import { asBatch, BILLING_TEST_SECRET, Engines, eventually, silentLogger, STORE_ENGINES, usageEvent } from '../test-harness';
 import { createUsageBatchHandler, type UsageBatchFaults } from '../usage-consumer';
 import { pruneCountedPostings, usageStatsCollection } from './usage-stats';
+import { FinishedPostings } from '../finished-postings';
 
 const KEY_A = 'aa'.repeat(32);
 const KEY_B = 'bb'.repeat(32);
@@ -149,6 +150,37 @@ describe.each(STORE_ENGINES)('statistics under crashes and redelivery (%s store)
     expect([after.postings, after.marks, after.has_marks, after.requests]).toEqual([{}, 0, undefined, 3]);
     // Nothing left to prune; rows of the current minutes are left alone.
     expect(await pruneCountedPostings(stats, [ledgerCollection(engines.store)], later)).toBe(0);
+  });
+
+  test('with the consumer\'s finished postings, pruning looks up only the postings it did not see finish', async () => {
+    const later = Date.parse('2026-11-02T11:00:00Z');
+    const finishedPostings = new FinishedPostings();
+    const shared = (faults?: UsageBatchFaults) => createUsageBatchHandler({ store: engines.store, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger(), faults, finishedPostings });
+    for (let i = 0; i < 5; i++) await shared()(asBatch([usageEvent(), usageEvent()]));
+    const stranded = asBatch([usageEvent()]);
+    let fired = false;
+    await expect(shared({ afterStatsRecord: () => { if (!fired) { fired = true; throw new Crash('after stats'); } } })(stranded)).rejects.toBeInstanceOf(Crash);
+
+    // The pruner's lookups by posting, through a ledger handle of its own.
+    const looked: string[][] = [];
+    const ledger = Object.create(ledgerCollection(engines.store)) as ReturnType<typeof ledgerCollection>;
+    ledger.find = (filter, opts) => {
+      looked.push([...((filter.posting_id as { $in: string[] } | undefined)?.$in ?? [])]);
+      return ledgerCollection(engines.store).find(filter, opts);
+    };
+    const stats = usageStatsCollection(engines.store);
+    expect(await pruneCountedPostings(stats, [ledger], later, finishedPostings)).toBe(1);
+    // One lookup, of the stranded posting alone; the five finished ones were dropped on the consumer's word.
+    expect(looked).toHaveLength(1);
+    expect(looked[0]).toHaveLength(1);
+    const [row] = await stats.find({});
+    expect(Object.keys(row.postings)).toEqual(looked[0]);
+
+    await shared()(stranded);
+    expect(await pruneCountedPostings(stats, [ledger], later, finishedPostings)).toBe(1);
+    expect(looked).toHaveLength(1);
+    const [after] = await stats.find({});
+    expect([after.postings, after.marks, after.requests]).toEqual([{}, 0, 11]);
   });
 
   test('two consumers racing on the same batch count it once', async () => {

@@ -5,6 +5,7 @@ import type { LedgerEntry } from '../ledger';
 /** Rows one prune pass looks at. */
 const PRUNE_PAGE = 200;
 import { HistogramBuilder, type LatencyHistogram } from './latency-histogram';
+import type { FinishedPostings } from '../finished-postings';
 
 export const MINUTE_MS = 60_000;
 
@@ -193,14 +194,17 @@ export async function recordUsageStats(stats: Collection<UsageStatsRow>, entries
  * the failed calls). Looks at rows of minutes before `beforeMs` that hold marks; the write requires the mark
  * count as read, so a posting counted meanwhile is kept.
  */
-export async function pruneCountedPostings(stats: Collection<UsageStatsRow>, sources: readonly Collection<PostedDoc>[], beforeMs: number): Promise<number> {
+export async function pruneCountedPostings(stats: Collection<UsageStatsRow>, sources: readonly Collection<PostedDoc>[], beforeMs: number,
+  finished?: FinishedPostings): Promise<number> {
   const rows = await stats.find({ has_marks: true, minute_ms: { $lt: beforeMs } }, { sort: { minute_ms: 1 }, limit: PRUNE_PAGE });
   let pruned = 0;
   for (const row of rows) {
     const marks = Object.keys(row.postings ?? {});
     const open = new Set<string>();
-    if (marks.length > 0) {
-      for (const source of sources) for (const e of await source.find({ posting_id: { $in: marks }, state: 'applying' })) open.add(e.posting_id);
+    // Postings this process finished need no lookup (a row holds a mark per posting of its minute: thousands).
+    const unknown = finished ? marks.filter((m) => !finished.has(m)) : marks;
+    if (unknown.length > 0) {
+      for (const source of sources) for (const e of await source.find({ posting_id: { $in: unknown }, state: 'applying' })) open.add(e.posting_id);
     }
     const closed = marks.filter((m) => !open.has(m));
     if (closed.length === 0 && open.size > 0) continue;
