@@ -145,10 +145,13 @@ export class TopicConsumer<T> {
 
   private markHandled(offset: number): void {
     this.handled = offset;
-    this.commitTimer ??= setTimeout(() => {
+    if (this.commitTimer) return;
+    this.commitTimer = setTimeout(() => {
       this.commitTimer = undefined;
       void this.commitHandled();
     }, this.timings.commitIntervalMs);
+    // Never what keeps a process alive: stop() commits what was handled.
+    this.commitTimer.unref();
   }
 
   private async deliver(entries: LogEntryDoc[]): Promise<void> {
