@@ -25,19 +25,24 @@ const identityHeaders = () => ({
 });
 const SLOW_USAGE = { prompt_tokens: 7, completion_tokens: 11, total_tokens: 18 };
 
-/** An OpenAI-format upstream that sends one chunk, pauses (time for the client to leave), then the rest and its usage. */
-function startPausingUpstream(pauseMs: number): Promise<Server> {
+/**
+ * An OpenAI-format upstream that sends one chunk, then holds the rest and its usage until `release()`: the test
+ * releases it once the gateway has seen its client leave, so the order does not depend on timing.
+ */
+function startPausingUpstream(): Promise<{ server: Server; release(): void }> {
   const chunk = (choices: unknown[], usage: unknown = null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'slow-1', choices, usage })}\n\n`;
   const server = createServer((req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(chunk([{ index: 0, delta: { role: 'assistant', content: 'first words' }, finish_reason: null }]));
-    setTimeout(() => res.end(
+    held.push(() => res.end(
       chunk([{ index: 0, delta: { content: ' and the rest' }, finish_reason: 'stop' }]) + chunk([], SLOW_USAGE) + 'data: [DONE]\n\n',
-    ), pauseMs);
+    ));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  const held: Array<() => void> = [];
+  const release = () => { for (const end of held.splice(0)) end(); };
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, release })));
 }
 
 function catalog(simulator: OpenAISimulator, slowPort: number) {
@@ -64,6 +69,7 @@ describe('streamed chat completions reach billing', () => {
   let bus: Bus;
   let simulator: OpenAISimulator;
   let pausing: Server;
+  let releasePausing: () => void;
   let billing: RunningService;
   let inference: RunningService;
   let usageSub: Subscription;
@@ -71,7 +77,9 @@ describe('streamed chat completions reach billing', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gw-chat-stream-billing-'));
-    [simulator, pausing] = await Promise.all([startOpenAISimulator(), startPausingUpstream(400)]);
+    let pausingUpstream: { server: Server; release(): void };
+    [simulator, pausingUpstream] = await Promise.all([startOpenAISimulator(), startPausingUpstream()]);
+    ({ server: pausing, release: releasePausing } = pausingUpstream);
     const catalogFile = join(dir, 'catalog.json');
     await writeFile(catalogFile, JSON.stringify(catalog(simulator, (pausing.address() as AddressInfo).port)));
     const store = (name: string) => { const s = createStore({ engine: 'embedded', dataDir: join(dir, name) }); stores.push(s); return s; };
@@ -145,8 +153,15 @@ describe('streamed chat completions reach billing', () => {
   });
 
   it('bills a stream the client left midway, with the usage the provider reported after it left', async () => {
+    // Inference's own app behind a server of the test's, so the test sees when the service saw its client leave.
+    let clientLeft!: Promise<void>;
+    const front = createServer((req, res) => {
+      clientLeft = new Promise((resolve) => res.once('close', () => { if (!res.writableFinished) resolve(); }));
+      inference.httpHandler(req, res, () => res.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     const requestId = await new Promise<string>((resolve, reject) => {
-      const req = request(`http://127.0.0.1:${inference.httpPort}/v1/chat/completions`, {
+      const req = request(`http://127.0.0.1:${(front.address() as AddressInfo).port}/v1/chat/completions`, {
         method: 'POST', headers: { ...identityHeaders(), 'content-type': 'application/json' },
       }, (res) => {
         // Leave as soon as the first words arrive.
@@ -155,7 +170,10 @@ describe('streamed chat completions reach billing', () => {
       req.on('error', (err) => { if (!req.destroyed) reject(err); });
       req.end(JSON.stringify({ model: 'test/pausing', messages, stream: true }));
     });
+    await clientLeft;
+    releasePausing();
     const event = await usageEventFor(requestId);
+    await new Promise((resolve) => front.close(resolve));
     expect(event).toMatchObject({ streamed: true, cancelled: true, usage_estimated: false, usage: SLOW_USAGE });
   });
 });

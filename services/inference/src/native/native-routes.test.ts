@@ -25,17 +25,22 @@ const jsonOf = (res: Response): Promise<any> => res.json(); // eslint-disable-li
 const logLines: string[] = [];
 const logger = createLogger('native-test', 'info', new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } }));
 
-/** An upstream that sends `response.created`, then waits before the rest: time for the client to leave. */
-function startSlowResponsesUpstream(pauseMs: number): Promise<Server> {
+/**
+ * An upstream that sends `response.created`, then holds the rest until `release()`: the test releases it once the
+ * gateway has seen its client leave, so the order does not depend on timing.
+ */
+function startSlowResponsesUpstream(): Promise<{ server: Server; release(): void }> {
   const event = (type: string, response: object) => `event: ${type}\ndata: ${JSON.stringify({ type, response })}\n\n`;
   const response = { id: 'resp_slow', model: 'slow-1', usage: null };
+  const held: Array<() => void> = [];
   const server = createServer((req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(event('response.created', response));
-    setTimeout(() => res.end(event('response.completed', { ...response, usage: { input_tokens: 7, output_tokens: 11, total_tokens: 18 } })), pauseMs);
+    held.push(() => res.end(event('response.completed', { ...response, usage: { input_tokens: 7, output_tokens: 11, total_tokens: 18 } })));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  const release = () => { for (const end of held.splice(0)) end(); };
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, release })));
 }
 
 function catalogFor(openai: OpenAISimulator, anthropic: AnthropicSimulator, slowPort: number) {
@@ -66,6 +71,7 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   let openai: OpenAISimulator;
   let anthropic: AnthropicSimulator;
   let slow: Server;
+  let releaseSlow: () => void;
   let translators: NativeTranslators;
   let router: DeploymentRouter;
   let server: Server;
@@ -75,7 +81,9 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   const admit = jest.fn(async () => ({ holdId: 'grant-native', micros: 1, grant: true }));
 
   beforeAll(async () => {
-    [openai, anthropic, slow] = await Promise.all([startOpenAISimulator(), startAnthropicSimulator(), startSlowResponsesUpstream(300)]);
+    let slowUpstream: { server: Server; release(): void };
+    [openai, anthropic, slowUpstream] = await Promise.all([startOpenAISimulator(), startAnthropicSimulator(), startSlowResponsesUpstream()]);
+    ({ server: slow, release: releaseSlow } = slowUpstream);
     const catalog = catalogFor(openai, anthropic, (slow.address() as { port: number }).port);
     translators = new NativeTranslators();
     router = new DeploymentRouter(catalog, createChatProvider, { SIM_KEY: 'k' }, logger,
@@ -96,7 +104,6 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   });
 
   afterAll(async () => {
-    require('fs').writeFileSync('/tmp/nrt-log.txt', logLines.join('\n'));
     await closeServer(server, 100);
     await translators.close();
     slow.closeAllConnections();
@@ -206,10 +213,14 @@ describe('native routes against the OpenAI and Anthropic simulators', () => {
   });
 
   it('keeps reading a stream whose client went away, and bills what was generated as cancelled', async () => {
+    // Resolves when the gateway sees the client close its stream before the stream finished.
+    const clientLeft = new Promise<void>((resolve) => server.once('request', (_req, res) => res.once('close', () => { if (!res.writableFinished) resolve(); })));
     const res = await post('/v1/responses', { model: 'test/slow', input: 'x', stream: true });
     const reader = res.body!.getReader();
     await reader.read();
     await reader.cancel();
+    await clientLeft;
+    releaseSlow();
     const [record] = await recorded();
     expect(record).toMatchObject({ streamed: true, cancelled: true, providerResponseId: 'resp_slow', usage: { input_tokens: 7, output_tokens: 11 } });
   });
