@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { startSimulators, type RunningSimulator } from '@gw/simulators';
 import { startStack, type TestStack } from '../test-e2e/harness/stack';
 import { boundedPost, burst, outcomeOf, tally, type CallResult, type StreamFormat } from './harness/calls';
@@ -25,6 +28,7 @@ describe('provider faults', () => {
   let slow: RunningSimulator;
   let healthy: RunningSimulator;
   const figures: Figures = {};
+  let catalogDir: string | undefined;
 
   beforeAll(async () => {
     [faulty, slow, healthy] = await Promise.all([
@@ -33,13 +37,15 @@ describe('provider faults', () => {
       startSimulators(),
     ]);
     // Seven services starting on two busy cores: more than the e2e suite's patience.
-    stack = await startStack('processes', { env: { CATALOG_FILE: writeFaultCatalog({ faulty, slow, healthy }) }, readyTimeoutMs: 150_000 });
+    catalogDir = mkdtempSync(path.join(tmpdir(), 'gw-drill-catalog-'));
+    stack = await startStack('processes', { env: { CATALOG_FILE: writeFaultCatalog(catalogDir, { faulty, slow, healthy }) }, readyTimeoutMs: 150_000 });
   }, 180_000);
 
   afterAll(async () => {
     reportFigures('provider-faults', figures);
     await stack?.stop();
     await Promise.all([faulty, slow, healthy].map((s) => s?.close()));
+    if (catalogDir) rmSync(catalogDir, { recursive: true, force: true });
   }, 60_000);
 
   const body = (model: string, stream: boolean) => ({ model, stream, max_tokens: 32, messages: [{ role: 'user', content: `drill ${model}` }] });

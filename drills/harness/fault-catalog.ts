@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SimulatorFixture } from '@gw/simulators';
 
@@ -42,7 +41,8 @@ function model(id: string, deployments: Array<[id: string, provider: string, pro
   };
 }
 
-export function writeFaultCatalog(sims: FaultSimulators): string {
+/** Writes the catalogue as `catalog.json` in `dir` (the caller's to remove). */
+export function writeFaultCatalog(dir: string, sims: FaultSimulators): string {
   const provider = (kind: string, sim: { url: string }, timeoutMs: number) => ({ kind, base_url: `${sim.url}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: timeoutMs });
   const fallback = (id: string): [string, string, string] => [`${id}-fallback`, 'healthy', 'echo-chat'];
   const models = [
@@ -58,7 +58,7 @@ export function writeFaultCatalog(sims: FaultSimulators): string {
     model('drill/malformed', [['dmalformed', 'faulty', 'sim-fixture-malformed-json'], fallback('dmalformed')]),
     model('drill/malformed-stream', [['dmalformed-stream', 'faulty', 'sim-fixture-malformed-stream'], fallback('dmalformed-stream')]),
   ];
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gw-drill-catalog-')), 'catalog.json');
+  const file = path.join(dir, 'catalog.json');
   writeFileSync(file, JSON.stringify({
     providers: {
       faulty: provider('openai-compatible', sims.faulty, 10_000),

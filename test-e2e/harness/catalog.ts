@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { videoModels, videoProvider } from './video-catalog';
 import { mediaModels } from './media-catalog';
@@ -45,10 +44,9 @@ export const E2E_NO_BATCH_MODEL = 'e2e/no-batch';
 
 /**
  * A catalogue routing the e2e models to the simulator on `simulatorPort` (every provider format on that one port)
- * and the slow model to the one on `slowSimulatorPort`.
+ * and the slow model to the one on `slowSimulatorPort`, written as `catalog.json` in `dir` (the caller's to remove).
  */
-export function writeE2ECatalog(simulatorPort: number, slowSimulatorPort: number): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-catalog-'));
+export function writeE2ECatalog(dir: string, simulatorPort: number, slowSimulatorPort: number): string {
   const file = path.join(dir, 'catalog.json');
   const provider = (kind: string, port: number) => ({ kind, base_url: `http://127.0.0.1:${port}/v1`, api_key_env: 'SIMULATOR_API_KEY', timeout_ms: 10_000 });
   writeFileSync(file, JSON.stringify({

@@ -218,7 +218,7 @@ async function startProcesses(opts: StackOptions): Promise<StartedStack> {
   const identitySecret = randomBytes(32).toString('hex');
   const dbUrl = new URL(mongoUrl);
   dbUrl.pathname = `/gw_e2e_${tag}`;
-  const catalogFile = writeE2ECatalog(sim, slowSim);
+  const catalogFile = writeE2ECatalog(logDir, sim, slowSim);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     LOG_LEVEL: 'info',
@@ -360,7 +360,7 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
   const ports = await freeServicePorts();
   const identitySecret = randomBytes(32).toString('hex');
-  const env = { ...serviceEnv(s.json, writeE2ECatalog(sim.port, slowSim.port), ports, identitySecret), ...opts.env };
+  const env = { ...serviceEnv(s.json, writeE2ECatalog(dataDir, sim.port, slowSim.port), ports, identitySecret), ...opts.env };
   const stack = await startLocalStack({ dataDir, env, logger: createLogger(null, 'warn') });
   await waitFor('consumers joined', async () => (await Promise.all(stack.services.map((svc) => svc.health.report()))).every((r) => r.ready && r.degraded.length === 0), 30_000);
   return {

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { readCatalog, type Catalog } from '../../catalog/src';
 import { writeE2ECatalog } from '../../../test-e2e/harness/catalog';
@@ -25,11 +26,11 @@ describe('createNativeBatchProvider', () => {
 
 describe('native batch routes of the shipped catalogues', () => {
   const e2eCatalog = (): Catalog => {
-    const file = writeE2ECatalog(1, 2);
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-catalog-'));
     try {
-      return readCatalog(file);
+      return readCatalog(writeE2ECatalog(dir, 1, 2));
     } finally {
-      rmSync(path.dirname(file), { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
     }
   };
   it.each<[string, () => Catalog]>([
