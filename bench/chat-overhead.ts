@@ -44,6 +44,7 @@ const HELP = `Usage: node --import tsx bench/chat-overhead.ts [options]
   --no-stream            skip the streaming half (stream: true, time to first token)
   --no-portkey           skip the Portkey gateway (the peer measured beside direct and gateway)
   --profile-gateway DIR  run the gateway process under node --cpu-prof, profile written to DIR on exit
+  --gateway-env K=V      one more variable for the gateway process (repeatable), to compare settings
   --help`;
 
 // ---------------------------------------------------------------------------------------------- options
@@ -58,6 +59,8 @@ interface Options {
   profileDir: string | null;
   stream: boolean;
   portkey: boolean;
+  /** Variables added to the gateway process's environment (recorded in the results). */
+  gatewayEnv: Record<string, string>;
 }
 
 function parseOptions(): Options {
@@ -72,6 +75,7 @@ function parseOptions(): Options {
       'profile-gateway': { type: 'string' },
       'no-stream': { type: 'boolean', default: false },
       'no-portkey': { type: 'boolean', default: false },
+      'gateway-env': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
   });
@@ -85,6 +89,12 @@ function parseOptions(): Options {
     return n;
   };
   const connections = values.connections.split(',').map((c) => int(c.trim(), '--connections', 1, 1024));
+  const gatewayEnv: Record<string, string> = {};
+  for (const pair of values['gateway-env']) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!m) throw new Error(`--gateway-env takes NAME=value, got "${pair}"`);
+    gatewayEnv[m[1]] = m[2];
+  }
   return {
     connections,
     durationS: int(values.duration, '--duration', 1, 600),
@@ -95,6 +105,7 @@ function parseOptions(): Options {
     profileDir: values['profile-gateway'] ? path.resolve(values['profile-gateway']) : null,
     stream: !values['no-stream'],
     portkey: !values['no-portkey'],
+    gatewayEnv,
   };
 }
 
@@ -275,6 +286,7 @@ async function main(): Promise<number> {
       KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`,
       BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`,
       INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
+      ...opts.gatewayEnv,
     };
     const candidate = startChild(attempt === 1 ? 'gateway' : `gateway (attempt ${attempt})`, [...profArgs, '--import', 'tsx', path.join(ROOT, 'bench/gateway-process.ts')], gatewayEnv, true);
     try {
@@ -473,6 +485,7 @@ async function main(): Promise<number> {
       public_model: PUBLIC_MODEL,
       provider_model: PROVIDER_MODEL,
       gateway_profiled: opts.profileDir !== null,
+      gateway_env: opts.gatewayEnv,
     },
     peer: portkey ? { name: '@portkey-ai/gateway', version: PORTKEY_VERSION, routing: 'x-portkey-provider: openai + x-portkey-custom-host (the simulator)' } : null,
     results: rows,

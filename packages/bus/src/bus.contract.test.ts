@@ -32,13 +32,15 @@ describe.each<EngineName>(['embedded', 'kafka'])('bus contract: %s engine', (eng
   });
 
   /** Subscribes and collects what the handler was given; `fail` decides per call whether to throw. */
-  async function collect(bus: Bus, topic: string, group: string, opts: { maxBatch?: number; fail?: (batch: BusMessage<Item>[]) => boolean } = {}) {
+  async function collect(bus: Bus, topic: string, group: string,
+    opts: { maxBatch?: number; fetchWaitMs?: number; fail?: (batch: BusMessage<Item>[]) => boolean } = {}) {
     const handled: BusMessage<Item>[] = [];
     const calls: { batch: BusMessage<Item>[]; failed: boolean }[] = [];
     const sub = await bus.subscribe<Item>({
       topics: [topic],
       group,
       maxBatch: opts.maxBatch,
+      fetchWaitMs: opts.fetchWaitMs,
       handleBatch: async (batch) => {
         const failed = opts.fail?.(batch) ?? false;
         calls.push({ batch, failed });
@@ -69,6 +71,26 @@ describe.each<EngineName>(['embedded', 'kafka'])('bus contract: %s engine', (eng
       expect(seen).toEqual(list.filter((v) => v.key === key).map((v) => v.n));
     }
     expect(handled.every((m) => m.topic === topic && typeof m.offset === 'string' && Number.isInteger(m.partition))).toBe(true);
+  });
+
+  it.each([[0], [400]])('fetch wait %i ms: 20 messages published 20 ms apart come one by one without it, a few batches with it', async (fetchWaitMs) => {
+    const bus = await h.bus();
+    const topic = uniqueName('wait');
+    const { handled, calls } = await collect(bus, topic, uniqueName('g'), { fetchWaitMs });
+    // Joined: a first message comes through (at once without a wait).
+    await publishItems(bus, topic, [{ key: 'k', n: 0 }]);
+    await waitFor('the first message', () => handled.length === 1);
+    const before = calls.length;
+    // 20 messages, one publish each, 20 ms apart: 400 ms in all.
+    for (let n = 1; n <= 20; n++) {
+      await publishItems(bus, topic, [{ key: 'k', n }]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await waitFor('21 messages', () => handled.length === 21);
+    expect(ns(handled)).toEqual(Array.from({ length: 21 }, (_, n) => n));
+    const batches = calls.length - before;
+    if (fetchWaitMs === 0) expect(batches).toBeGreaterThanOrEqual(8);
+    else expect(batches).toBeLessThanOrEqual(4);
   });
 
   it('gives every group every message, and each message to one member of a group', async () => {

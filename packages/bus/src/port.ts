@@ -27,6 +27,12 @@ export interface SubscribeOptions<T, K extends string = string> {
   from?: 'earliest' | 'latest';
   /** Upper bound of messages handed over at once. */
   maxBatch?: number;
+  /**
+   * How long the oldest message of a batch may wait for others to join it: the batch is handed over when it is
+   * full (`maxBatch`) or its oldest message has waited this long. For a consumer whose cost is mostly per batch
+   * (a few store writes whatever its size), fewer and larger batches. 0 or absent: handed over at once.
+   */
+  fetchWaitMs?: number;
   /** Handles a batch; resolve to commit it, throw to have it redelivered. */
   handleBatch(messages: BusMessage<T>[]): Promise<void>;
 }

@@ -58,7 +58,7 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
-    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX, metrics, finishedPostings }));
+    const consumer = background('usage-consumer', startUsageConsumer({ store, bus, priceBook, logger, now, maxBatch: config.USAGE_BATCH_MAX, fetchWaitMs: config.USAGE_BATCH_WAIT_MS, metrics, finishedPostings }));
     health
       .addCheck('store', () => store.ping())
       .addCheck('bus', () => bus.ping(), 'degraded')
@@ -66,12 +66,12 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     const archive = new CallArchive(store, blobs, { retentionDays: config.ARCHIVE_RETENTION_DAYS }, logger, now);
     await archive.ensureIndexes();
     const archiveConsumer = background('archive-consumer', subscribeInBackground(bus, {
-      topics: [TOPICS.archive], group: ARCHIVE_CONSUMER_GROUP, maxBatch: 64, handleBatch: (messages) => archive.handleBatch(messages),
+      topics: [TOPICS.archive], group: ARCHIVE_CONSUMER_GROUP, maxBatch: 64, fetchWaitMs: config.USAGE_BATCH_WAIT_MS, handleBatch: (messages) => archive.handleBatch(messages),
     }, logger));
     health.addCheck('archive-consumer', async () => archiveConsumer.joined(), 'degraded');
     // Calls that failed without usage: counted in the statistics, a batch at a time.
     const failuresConsumer = background('call-failures-consumer', subscribeInBackground(bus, {
-      topics: [TOPICS.callFailures], group: FAILED_CALLS_CONSUMER_GROUP, maxBatch: config.USAGE_BATCH_MAX,
+      topics: [TOPICS.callFailures], group: FAILED_CALLS_CONSUMER_GROUP, maxBatch: config.USAGE_BATCH_MAX, fetchWaitMs: config.USAGE_BATCH_WAIT_MS,
       handleBatch: createFailedCallsHandler({ store, stats, logger, now, finishedPostings }),
     }, logger));
     health.addCheck('call-failures-consumer', async () => failuresConsumer.joined(), 'degraded');

@@ -7,7 +7,7 @@ describe('billing config', () => {
   test('defaults: ports on loopback, the repository catalogue, one local account with 100 USD credit', () => {
     const config = loadBillingConfig(SECRET);
     expect(config).toMatchObject({
-      BILLING_HTTP_PORT: 8082, BILLING_GRPC_PORT: 9082, BIND_HOST: '127.0.0.1', USAGE_BATCH_MAX: 500, STORE: 'embedded', BUS: 'embedded', SPEND_OVERDRAFT_ALLOWANCE_USD: 1_000,
+      BILLING_HTTP_PORT: 8082, BILLING_GRPC_PORT: 9082, BIND_HOST: '127.0.0.1', USAGE_BATCH_MAX: 500, USAGE_BATCH_WAIT_MS: 50, STORE: 'embedded', BUS: 'embedded', SPEND_OVERDRAFT_ALLOWANCE_USD: 1_000,
     });
     expect(existsSync(config.CATALOG_FILE)).toBe(true);
     expect(config.SEED_ACCOUNTS).toEqual([{ id: 'acct_local', walletMicros: 0, creditMicros: 100_000_000, priceFactorPpm: 1_000_000 }]);
@@ -24,6 +24,8 @@ describe('billing config', () => {
     ['SEED_ACCOUNTS', '[{"id":"a","wallet_usd":"-1"}]'],
     ['SEED_ACCOUNTS', '[{"wallet_usd":"1"}]'],
     ['USAGE_BATCH_MAX', '0'],
+    ['USAGE_BATCH_WAIT_MS', '-1'],
+    ['USAGE_BATCH_WAIT_MS', '5001'],
     ['SPEND_OVERDRAFT_ALLOWANCE_USD', '-0.001'],
     ['SPEND_OVERDRAFT_ALLOWANCE_USD', '0.0000001'],
     ['BILLING_HTTP_PORT', 'eighty'],

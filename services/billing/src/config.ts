@@ -45,6 +45,12 @@ export const billingConfigSchema = z.object({
   CATALOG_FILE: z.string().default(DEFAULT_CATALOG_FILE),
   SEED_ACCOUNTS: seedAccounts,
   USAGE_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
+  /**
+   * How long a usage event, an archive record or a failed call may wait for others to join its batch: each batch
+   * costs a few store writes whatever its size, so a busy gateway writes fewer, larger ones. Balances and
+   * statistics trail the calls by at most this much more; spend limits hold through the calls' holds.
+   */
+  USAGE_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(5_000).default(50),
   /** The most a burst of calls may take past an account's balance or a key's limit (USD), see spend-holds.ts. */
   SPEND_OVERDRAFT_ALLOWANCE_USD: millionths('SPEND_OVERDRAFT_ALLOWANCE_USD').default(1_000),
   /** A spend hold that no usage settled is dropped after this (the call's instance died without reporting). */

@@ -107,7 +107,7 @@ describe.each(STORE_ENGINES)('crash between the ledger insert and the balance ch
   test('through the bus: a consumer that dies mid-batch gets the batch again and charges once', async () => {
     const consumer = await startUsageConsumer({
       store: engines.store, bus: engines.bus, priceBook: engines.priceBook(), logger: silentLogger(),
-      maxBatch: 50, faults: crashOnceAt('afterBalanceUpdate'),
+      maxBatch: 50, fetchWaitMs: 0, faults: crashOnceAt('afterBalanceUpdate'),
     });
     try {
       const events = [usageEvent(), usageEvent(), usageEvent()];

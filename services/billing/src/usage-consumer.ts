@@ -166,11 +166,12 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
 }
 
 /** Joins the ledger's consumer group in the background: billing serves its API meanwhile. */
-export function startUsageConsumer(deps: UsageConsumerDeps & { maxBatch: number }): BackgroundSubscription {
+export function startUsageConsumer(deps: UsageConsumerDeps & { maxBatch: number; fetchWaitMs: number }): BackgroundSubscription {
   return subscribeInBackground(deps.bus, {
     topics: [TOPICS.usage],
     group: USAGE_CONSUMER_GROUP,
     maxBatch: deps.maxBatch,
+    fetchWaitMs: deps.fetchWaitMs,
     handleBatch: createUsageBatchHandler(deps),
   }, deps.logger);
 }

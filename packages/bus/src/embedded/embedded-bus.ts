@@ -92,7 +92,7 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
         // The group's start is fixed here, so everything published after subscribe() resolves is seen.
         const initialOffset = sub.from === 'latest' ? ((await logs.meta(topic))?.seq ?? 0) : 0;
         await lease.ensure(initialOffset);
-        consumers.push(new TopicConsumer(topic, logs, lease, events, handle, sub.maxBatch ?? DEFAULT_MAX_BATCH, timings, log.child({ topic })));
+        consumers.push(new TopicConsumer(topic, logs, lease, events, handle, sub.maxBatch ?? DEFAULT_MAX_BATCH, sub.fetchWaitMs ?? 0, timings, log.child({ topic })));
       }
       consumers.forEach((c) => c.start());
 

@@ -51,6 +51,8 @@ export class TopicConsumer<T> {
     private readonly events: EventEmitter,
     private readonly handle: (messages: BusMessage<T>[]) => Promise<void>,
     private readonly maxBatch: number,
+    /** See SubscribeOptions.fetchWaitMs. */
+    private readonly fetchWaitMs: number,
     private readonly timings: TopicConsumerTimings,
     private readonly logger: Logger,
   ) {}
@@ -86,11 +88,18 @@ export class TopicConsumer<T> {
           await this.waiter.wait(Math.min(this.timings.pollMs, Math.max(50, this.timings.leaseMs / 4)));
           continue;
         }
-        const batch = await this.nextBatch();
+        let batch = await this.nextBatch();
         if (this.stopped) break;
         if (batch.length === 0) {
           await this.waiter.wait(this.gapSince !== null ? GAP_RECHECK_MS : this.timings.pollMs);
           continue;
+        }
+        const joinBy = batch[0].publishedAt + this.fetchWaitMs;
+        if (batch.length < this.maxBatch && joinBy > Date.now()) {
+          // Bounded: another process's clock may run ahead of this one's.
+          await sleep(Math.min(joinBy - Date.now(), this.fetchWaitMs), this.stopping.signal);
+          if (this.stopped) break;
+          batch = batch.concat(await this.following(batch[batch.length - 1].seq, this.maxBatch - batch.length));
         }
         await this.deliver(batch);
       } catch (err) {
@@ -195,6 +204,14 @@ export class TopicConsumer<T> {
     this.gapSince = null;
     let end = 1;
     while (end < entries.length && entries[end].seq === entries[end - 1].seq + 1) end++;
+    return entries.slice(0, end);
+  }
+
+  /** Up to `limit` entries directly after `seq`, up to the first gap (the next batch waits gaps out). */
+  private async following(seq: number, limit: number): Promise<LogEntryDoc[]> {
+    const entries = await this.logs.read(this.topic, seq, limit);
+    let end = 0;
+    while (end < entries.length && entries[end].seq === seq + end + 1) end++;
     return entries.slice(0, end);
   }
 

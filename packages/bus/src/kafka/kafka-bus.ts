@@ -7,6 +7,8 @@ import { TopicRegistry } from './topics';
 import { runSubscription } from './kafka-subscription';
 
 const SUBSCRIBE_ATTEMPTS = 6;
+/** With a fetch wait: the broker answers early only once this much gathered (a few hundred usage events). */
+const FETCH_WAIT_MIN_BYTES = 256 * 1024;
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -58,7 +60,8 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
       sessionTimeout,
       heartbeatInterval,
       rebalanceTimeout: Math.max(sessionTimeout, 10_000),
-      maxWaitTimeInMs: opts.maxFetchWaitMs ?? 1_000,
+      // With a fetch wait, the broker holds a fetch until enough bytes gathered or the wait ran out.
+      ...(sub.fetchWaitMs ? { minBytes: FETCH_WAIT_MIN_BYTES, maxWaitTimeInMs: sub.fetchWaitMs } : { maxWaitTimeInMs: opts.maxFetchWaitMs ?? 1_000 }),
       allowAutoTopicCreation: false,
     });
     await consumer.connect();
