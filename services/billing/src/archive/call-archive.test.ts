@@ -102,9 +102,60 @@ describe.each(STORE_ENGINES)('archive retention (%s store and blobs)', (engine) 
 
     nowMs += 2 * DAY_MS;
     expect(await archive.sweep()).toBe(1);
-    expect((await engines.blobs.list('archive/')).map((b) => b.key)).toEqual([expect.stringContaining(young.request_id)]);
+    const youngDoc = await archiveCollection(engines.store).findOne({ _id: young.request_id });
+    expect((await engines.blobs.list('archive/')).map((b) => b.key)).toEqual([youngDoc!.blob_key]);
     await expect(archive.lookup('acct_a', old.request_id)).rejects.toMatchObject({ status: 404 });
     expect((await archive.lookup('acct_a', young.request_id)).request_id).toBe(young.request_id);
+  });
+
+  const asMessages = (records: CallArchived[]) => records.map((value, i) => ({ topic: TOPICS.archive, key: value.request_id, value, offset: String(i), partition: 0 }));
+
+  test('a batch writes one segment per day; each lookup reads back exactly its own bodies', async () => {
+    const nowMs = Date.parse('2026-11-10T12:00:00Z');
+    const archive = new CallArchive(engines.store, engines.blobs, { retentionDays: 7 }, silentLogger(), () => new Date(nowMs));
+    await archive.ensureIndexes();
+    const today = [1, 2, 3].map((n) => record({ created_at_ms: nowMs - n * 60_000, request_json: JSON.stringify({ n, text: 'é'.repeat(n * 7) }) }));
+    const yesterday = record({ created_at_ms: nowMs - DAY_MS });
+    await archive.handleBatch(asMessages([...today, yesterday]));
+    expect((await engines.blobs.list('archive/')).map((b) => b.key)).toEqual([
+      expect.stringMatching(/^archive\/2026-11-09\/[0-9a-f]{32}\.jsonl$/), expect.stringMatching(/^archive\/2026-11-10\/[0-9a-f]{32}\.jsonl$/),
+    ]);
+    for (const r of [...today, yesterday]) {
+      const view = await archive.lookup('acct_a', r.request_id);
+      expect([view.request, view.response]).toEqual([JSON.parse(r.request_json), JSON.parse(r.response_json)]);
+    }
+  });
+
+  test('a redelivered record is not written again; one new beside it gets a segment of its own', async () => {
+    const nowMs = Date.parse('2026-11-10T12:00:00Z');
+    const archive = new CallArchive(engines.store, engines.blobs, { retentionDays: 7 }, silentLogger(), () => new Date(nowMs));
+    const [p, q, r] = [1, 2, 3].map((n) => record({ created_at_ms: nowMs - n * 1_000 }));
+    await archive.handleBatch(asMessages([p, q]));
+    // Delivered again, whole and in other company (as a rebalanced group may).
+    await archive.handleBatch(asMessages([p, q]));
+    await archive.handleBatch(asMessages([p]));
+    await archive.handleBatch(asMessages([q, r]));
+    const docs = await archiveCollection(engines.store).find({});
+    // Every blob is named by a record: nothing written for nobody.
+    expect((await engines.blobs.list('archive/')).map((b) => b.key).sort()).toEqual([...new Set(docs.map((d) => d.blob_key))].sort());
+    expect(new Set(docs.map((d) => d.blob_key)).size).toBe(2);
+    for (const x of [p, q, r]) expect((await archive.lookup('acct_a', x.request_id)).response).toEqual(JSON.parse(x.response_json));
+  });
+
+  test('a segment stays until the last record naming it is swept', async () => {
+    let nowMs = Date.parse('2026-11-10T01:00:00Z');
+    const archive = new CallArchive(engines.store, engines.blobs, { retentionDays: 7 }, silentLogger(), () => new Date(nowMs));
+    await archive.ensureIndexes();
+    const first = record({ created_at_ms: nowMs - 60 * 60_000 });
+    const last = record({ created_at_ms: nowMs });
+    await archive.handleBatch(asMessages([first, last]));
+    nowMs += 7 * DAY_MS - 30 * 60_000;
+    expect(await archive.sweep()).toBe(1);
+    expect(await engines.blobs.list('archive/')).toHaveLength(1);
+    expect((await archive.lookup('acct_a', last.request_id)).response).toEqual(JSON.parse(last.response_json));
+    nowMs += 60 * 60_000;
+    expect(await archive.sweep()).toBe(1);
+    expect(await engines.blobs.list('archive/')).toEqual([]);
   });
 
   test('a record already past retention when it arrives is not kept', async () => {

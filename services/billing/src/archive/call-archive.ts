@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { text as readText } from 'node:stream/consumers';
 import type { BlobStore } from '@gw/blobs';
@@ -6,7 +7,11 @@ import type { BusMessage } from '@gw/bus';
 import type { Collection, Doc, Store } from '@gw/store';
 import { callArchivedSchema, type CallArchivedRecord } from './archive-record';
 
-/** One archived call's metadata; its bodies, when kept, are the blob `blob_key`. `_id` is the request id. */
+/**
+ * One archived call's metadata; `_id` is the request id. Its bodies, when kept, are bytes `blob_start` to
+ * `blob_start + blob_bytes` of the blob `blob_key`: a segment holding the bodies of one batch's calls of one
+ * day, a JSON line each. Without `blob_start`, the whole blob (archives written before segments).
+ */
 export interface ArchiveDoc extends Doc {
   account_id: string;
   key_hash: string;
@@ -18,6 +23,8 @@ export interface ArchiveDoc extends Doc {
   request_truncated: boolean;
   response_truncated: boolean;
   blob_key: string | null;
+  blob_start?: number;
+  blob_bytes?: number;
   created_at_ms: number;
   archived_at_ms: number;
   trace_id: string;
@@ -45,8 +52,8 @@ export interface ArchivedCallView {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Blob writes one batch runs at once. */
-const PUT_CONCURRENCY = 8;
+/** Blob writes or deletes one batch or sweep runs at once. */
+const BLOB_CONCURRENCY = 8;
 /** Archives one sweep removes at most; the next sweep goes on. */
 const SWEEP_PAGE = 500;
 
@@ -57,11 +64,27 @@ export function archiveCollection(store: Store): Collection<ArchiveDoc> {
 export async function ensureArchiveIndexes(archive: Collection<ArchiveDoc>): Promise<void> {
   await archive.ensureIndex({ fields: { provider_response_id: 1 } });
   await archive.ensureIndex({ fields: { created_at_ms: 1 } });
+  // The sweep asks which records still name a segment.
+  await archive.ensureIndex({ fields: { blob_key: 1 } });
 }
 
-/** Grouped by the call's day, so an operator can see (and back up) the archive by date. */
-function blobKeyOf(r: CallArchivedRecord): string {
-  return `archive/${new Date(r.created_at_ms).toISOString().slice(0, 10)}/${r.request_id}.json`;
+const dayOf = (r: CallArchivedRecord) => new Date(r.created_at_ms).toISOString().slice(0, 10);
+
+/**
+ * One blob per batch and day (one file write for many calls instead of one each), grouped by the calls' day so
+ * an operator can see (and back up) the archive by date. Named by its calls, so the same batch delivered again
+ * writes the same segment.
+ */
+function segmentKeyOf(day: string, records: CallArchivedRecord[]): string {
+  const hash = createHash('sha256');
+  for (const r of records) hash.update(`${r.request_id}\n`);
+  return `archive/${day}/${hash.digest('hex').slice(0, 32)}.jsonl`;
+}
+
+interface BodiesLocation {
+  blob_key: string;
+  blob_start: number;
+  blob_bytes: number;
 }
 
 async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -108,17 +131,44 @@ export class CallArchive {
     const kept = records.filter((r) => r.created_at_ms >= cutoff);
     if (kept.length === 0) return;
     const nowMs = this.now().getTime();
-    await inBatches(kept.filter((r) => r.mode === 'full'), PUT_CONCURRENCY, async (r) => {
-      const bodies: ArchiveBodies = { request_json: r.request_json, response_json: r.response_json };
-      // A request id is archived under one key, once (a redelivery writes the same bodies again).
-      await this.blobs.put(blobKeyOf(r), Readable.from([Buffer.from(JSON.stringify(bodies))]), { keyIsNew: true });
-    });
+    const located = await this.writeSegments(kept.filter((r) => r.mode === 'full'));
     await this.docs.insertMany(kept.map((r) => ({
       _id: r.request_id, account_id: r.account_id, key_hash: r.key_hash, api_type: r.api_type, model: r.model,
       provider_response_id: r.provider_response_id, streamed: r.streamed, mode: r.mode,
       request_truncated: r.request_truncated, response_truncated: r.response_truncated,
-      blob_key: r.mode === 'full' ? blobKeyOf(r) : null, created_at_ms: r.created_at_ms, archived_at_ms: nowMs, trace_id: r.trace_id,
+      blob_key: null, ...located.get(r.request_id), created_at_ms: r.created_at_ms, archived_at_ms: nowMs, trace_id: r.trace_id,
     })), { ignoreDuplicates: true });
+  }
+
+  /**
+   * Writes the bodies of the records not archived yet (a redelivered record's doc names its segment already),
+   * one segment per day, before any doc names it. Returns where each record's bodies are.
+   */
+  private async writeSegments(full: CallArchivedRecord[]): Promise<Map<string, BodiesLocation>> {
+    const located = new Map<string, BodiesLocation>();
+    if (full.length === 0) return located;
+    const seen = new Set((await this.docs.find({ _id: { $in: full.map((r) => r.request_id) } })).map((d) => d._id));
+    const byDay = new Map<string, CallArchivedRecord[]>();
+    for (const r of full) {
+      if (seen.has(r.request_id)) continue;
+      seen.add(r.request_id);
+      const day = dayOf(r);
+      byDay.set(day, [...(byDay.get(day) ?? []), r]);
+    }
+    await inBatches([...byDay], BLOB_CONCURRENCY, async ([day, records]) => {
+      const key = segmentKeyOf(day, records);
+      const lines: Buffer[] = [];
+      let offset = 0;
+      for (const r of records) {
+        const bodies: ArchiveBodies = { request_json: r.request_json, response_json: r.response_json };
+        const line = Buffer.from(`${JSON.stringify(bodies)}\n`);
+        located.set(r.request_id, { blob_key: key, blob_start: offset, blob_bytes: line.length - 1 });
+        lines.push(line);
+        offset += line.length;
+      }
+      await this.blobs.put(key, Readable.from([Buffer.concat(lines)]), { keyIsNew: true });
+    });
+    return located;
   }
 
   /**
@@ -132,8 +182,9 @@ export class CallArchive {
     let bodies: ArchiveBodies = { request_json: '', response_json: '' };
     if (doc.blob_key) {
       if (!(await this.blobs.stat(doc.blob_key))) throw notFound();
+      const range = doc.blob_start === undefined ? {} : { start: doc.blob_start, end: doc.blob_start + doc.blob_bytes! - 1 };
       try {
-        bodies = JSON.parse(await readText(await this.blobs.get(doc.blob_key))) as ArchiveBodies;
+        bodies = JSON.parse(await readText(await this.blobs.get(doc.blob_key, range))) as ArchiveBodies;
       } catch (err) {
         this.logger.error({ err: (err as Error).message, requestId: doc._id }, 'archive blob unreadable');
         throw notFound();
@@ -157,7 +208,13 @@ export class CallArchive {
   /** Removes archives past retention, bodies first; returns how many went. */
   async sweep(): Promise<number> {
     const expired = await this.docs.find({ created_at_ms: { $lt: this.cutoffMs() } }, { sort: { created_at_ms: 1 }, limit: SWEEP_PAGE });
-    await inBatches(expired.filter((d) => d.blob_key), PUT_CONCURRENCY, async (d) => { await this.blobs.delete(d.blob_key!); });
+    const expiredIds = new Set(expired.map((d) => d._id));
+    const segments = [...new Set(expired.flatMap((d) => (d.blob_key ? [d.blob_key] : [])))];
+    await inBatches(segments, BLOB_CONCURRENCY, async (key) => {
+      // A segment goes with the last record naming it (its calls may fall on both sides of the cutoff).
+      const naming = await this.docs.find({ blob_key: key });
+      if (naming.every((d) => expiredIds.has(d._id))) await this.blobs.delete(key);
+    });
     if (expired.length > 0) await this.docs.deleteMany({ _id: { $in: expired.map((d) => d._id) } });
     return expired.length;
   }
