@@ -11,6 +11,11 @@ type UsageMessage = TopicMessages[typeof TOPICS.usage];
 
 /** Counting takes a store round trip or two (milliseconds); far past that, the store is in trouble. */
 const DEFAULT_ADMISSION_BUDGET_MS = 1_000;
+/**
+ * Tokens are known only once a call ended, so token limits always count after the fact; a batch of usage may
+ * wait this long for others, so a busy gateway reads its usage a few times a second instead of once per call.
+ */
+const USAGE_FETCH_WAIT_MS = 50;
 
 /** The admission, or a failure once `ms` have passed (a late count still lands: the request is counted, not refused). */
 function withinBudget<T>(admission: Promise<T>, ms: number): Promise<T> {
@@ -73,6 +78,7 @@ export function openEdgeRateLimits(
     // calls fall in minutes already over and count nothing). A single edge: its own group, from now on.
     group: store ? 'edge-rate-limits' : `edge-rate-limits-${randomUUID()}`,
     from: store ? 'earliest' : 'latest',
+    fetchWaitMs: USAGE_FETCH_WAIT_MS,
     handleBatch: async (messages) => {
       for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value), endedAt(m.value));
     },
