@@ -196,6 +196,19 @@ describe('embedded bus', () => {
     expect(received.map((m) => m.value)).toEqual([{ 'dotted.key': 1, $dollar: true }, null]);
   });
 
+  it('concurrent publish calls get consecutive sequences in call order, and a consumer sees no gap', async () => {
+    const topic = uniqueName('concurrent');
+    const b = bus({ gapGraceMs: 60_000 });
+    const { received } = await consume(b, topic, uniqueName('g'));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => b.publish(topic, numbers(i * 3, 3))));
+    const entries = await log(topic).find({}, { sort: { seq: 1 } });
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+    expect(entries.map((e) => JSON.parse(e.value))).toEqual(Array.from({ length: 120 }, (_, i) => i));
+    // A gap would hold the consumer for the minute of grace.
+    await waitFor('all 120', () => received.length >= 120, 5_000);
+    expect(received.map((m) => m.value)).toEqual(Array.from({ length: 120 }, (_, i) => i));
+  });
+
   it('refuses topic names Kafka would refuse', async () => {
     await expect(bus().publish('bad topic!', [{ key: 'k', value: 1 }])).rejects.toThrow(/invalid topic name/);
   });
