@@ -307,7 +307,16 @@ export const USAGE_DURABLE_WAIT_MS = 2_000;
  * carries every event waiting), or after `waitMs`; never rejects (a refused flush leaves the events buffered).
  */
 export function untilFlushed(publisher: { flush(): Promise<void> }, waitMs = USAGE_DURABLE_WAIT_MS): Promise<void> {
+  return bounded(publisher.flush(), waitMs);
+}
+
+/** As `untilFlushed`, but the events go with the publisher's next batch (its linger), not in a flush of their own. */
+export function untilSent(publisher: { whenSent(): Promise<void> }, waitMs = USAGE_DURABLE_WAIT_MS): Promise<void> {
+  return bounded(publisher.whenSent(), waitMs);
+}
+
+function bounded(sent: Promise<void>, waitMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, waitMs); });
-  return Promise.race([publisher.flush().catch(() => undefined), bound]).finally(() => clearTimeout(timer));
+  return Promise.race([sent.catch(() => undefined), bound]).finally(() => clearTimeout(timer));
 }

@@ -249,7 +249,8 @@ export class OpenCallJournal {
   /** @internal the real usage event was recorded (`afterFlush`: once it is durable), or nothing is to be billed. */
   async remove(id: string, afterFlush: boolean): Promise<void> {
     this.live.delete(id);
-    if (afterFlush) await this.opts.publisher.flush();
+    // Sent with the publisher's next batch, not on its own: the entry covers the event until then.
+    if (afterFlush) await this.opts.publisher.whenSent();
     await this.calls.deleteOne({ _id: id, owner: this.instanceId });
   }
 

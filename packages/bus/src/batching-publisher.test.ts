@@ -64,6 +64,43 @@ describe('BatchingPublisher', () => {
     await publisher.close();
   });
 
+  it('whenSent waits for the linger\'s publish without sending early, so events asked after still travel together', async () => {
+    const topic = uniqueName('streams');
+    const { publisher, publishCalls } = await setup({ lingerMs: 150 });
+    const received = await consume([topic]);
+    let sent = 0;
+    const waits = [0, 1, 2].map((n) => {
+      publisher.enqueue(topic, { key: 'k', value: { n } });
+      return publisher.whenSent().then(() => void sent++);
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect([sent, publishCalls()]).toEqual([0, 0]);
+    await Promise.all(waits);
+    expect(publishCalls()).toBe(1);
+    await waitFor('the three', () => received.length >= 3);
+    // With nothing buffered, it resolves at once; a flush asked meanwhile carries what is waiting.
+    await publisher.whenSent();
+    publisher.enqueue(topic, { key: 'k', value: { n: 3 } });
+    const waiting = publisher.whenSent();
+    await publisher.flush();
+    await waiting;
+    expect(publishCalls()).toBe(2);
+    await publisher.close();
+  });
+
+  it('whenSent rejects as the publish that carried its events did; the events stay for the retry', async () => {
+    let refuse = true;
+    const sent: OutgoingMessage[] = [];
+    const outboxStub = { publish: async (_topic: string, messages: OutgoingMessage[]) => { if (refuse) throw new Error('outbox refused (test)'); sent.push(...messages); } };
+    const publisher = new BatchingPublisher({ outbox: outboxStub, logger: h.logger, lingerMs: 5 });
+    publisher.enqueue(uniqueName('streams'), { key: 'k', value: { n: 0 } });
+    await expect(publisher.whenSent()).rejects.toThrow('outbox refused (test)');
+    expect(publisher.size).toBe(1);
+    refuse = false;
+    await publisher.close();
+    expect(sent.map((m) => m.value)).toEqual([{ n: 0 }]);
+  });
+
   it('drains everything on close and refuses events after it', async () => {
     const topic = uniqueName('calls');
     const { publisher } = await setup({ lingerMs: 60_000 });

@@ -22,6 +22,7 @@ export interface BatchingPublisherOptions {
 export interface TypedPublisher<M extends object> {
   enqueue<K extends TopicOf<M>>(topic: K, message: OutgoingMessage<M[K]>): void;
   flush(): Promise<void>;
+  whenSent(): Promise<void>;
 }
 
 /**
@@ -38,6 +39,8 @@ export class BatchingPublisher {
   private chain: Promise<void> = Promise.resolve();
   /** The flush queued behind the one running, if any. */
   private waiting: Promise<void> | null = null;
+  /** Callers of `whenSent` waiting for the next flush to start (and to settle). */
+  private sentWaiters: { resolve(): void; reject(err: unknown): void }[] = [];
   private closed = false;
   private readonly backoff = new Backoff(100, 5_000);
   private readonly lingerMs: number;
@@ -81,7 +84,20 @@ export class BatchingPublisher {
     });
     this.waiting = next;
     this.chain = next.catch(() => undefined);
+    // It sends everything buffered when it starts: all that `whenSent` callers are waiting for.
+    for (const w of this.sentWaiters.splice(0)) next.then(w.resolve, w.reject);
     return next;
+  }
+
+  /**
+   * Resolves once everything buffered so far is in the outbox, without sending it early: the flush that sends it
+   * is the linger timer's (or any earlier one). Rejects as that flush does (the events stay buffered for a retry).
+   * For callers that need durability but not promptness, so their events still travel many to a publish.
+   */
+  whenSent(): Promise<void> {
+    if (this.buffered === 0) return this.chain;
+    if (this.waiting) return this.waiting;
+    return new Promise<void>((resolve, reject) => this.sentWaiters.push({ resolve, reject }));
   }
 
   /** Drains every buffered event (graceful shutdown); further enqueues throw. */

@@ -1,4 +1,4 @@
-import { callFailedEvent, untilFlushed, type CallHold, type FailedCallRecord, type OpenCall, type OpenCallJournal, type OpenCallStart, type RouteRef } from '@gw/billed-call';
+import { callFailedEvent, untilFlushed, untilSent, type CallHold, type FailedCallRecord, type OpenCall, type OpenCallJournal, type OpenCallStart, type RouteRef } from '@gw/billed-call';
 import type { TypedPublisher } from '@gw/bus';
 import { TOPICS, type TopicMessages, type UsageEvent } from '@gw/proto';
 import type { Deployment } from '@gw/catalog';
@@ -50,7 +50,9 @@ export class UsageRecorder {
 
   /**
    * Enqueues the call's usage event; resolves once the outbox has it (bounded by `USAGE_DURABLE_WAIT_MS`), so
-   * a unary answer that waits for it is never lost with a process killed right after answering.
+   * a unary answer that waits for it is never lost with a process killed right after answering. A unary call's
+   * event is sent at once; a stream's waits for the publisher's next batch, as its journal entry (removed only
+   * once the event is sent) covers it meanwhile.
    */
   record(call: CallRecord): Promise<void> {
     const now = Date.now();
@@ -80,7 +82,7 @@ export class UsageRecorder {
     };
     this.publisher.enqueue(TOPICS.usage, { key: call.accountId, value: event });
     this.observe(call, now);
-    return untilFlushed(this.publisher);
+    return call.streamed ? untilSent(this.publisher) : untilFlushed(this.publisher);
   }
 
   /** A call that failed without usage: counted by billing's statistics (through the outbox, like usage). */
