@@ -91,8 +91,9 @@ describe('BatchingPublisher', () => {
   it('whenSent rejects as the publish that carried its events did; the events stay for the retry', async () => {
     let refuse = true;
     const sent: OutgoingMessage[] = [];
-    const outboxStub = { publish: async (_topic: string, messages: OutgoingMessage[]) => { if (refuse) throw new Error('outbox refused (test)'); sent.push(...messages); } };
-    const publisher = new BatchingPublisher({ outbox: outboxStub, logger: h.logger, lingerMs: 5 });
+    // The outbox's own store failing, as in the test below: it refuses until told otherwise.
+    const failingOutbox = { publish: async (_topic: string, messages: OutgoingMessage[]) => { if (refuse) throw new Error('outbox refused (test)'); sent.push(...messages); } };
+    const publisher = new BatchingPublisher({ outbox: failingOutbox, logger: h.logger, lingerMs: 5 });
     publisher.enqueue(uniqueName('streams'), { key: 'k', value: { n: 0 } });
     await expect(publisher.whenSent()).rejects.toThrow('outbox refused (test)');
     expect(publisher.size).toBe(1);
