@@ -202,17 +202,12 @@ export class TopicConsumer<T> {
       }
     }
     this.gapSince = null;
-    let end = 1;
-    while (end < entries.length && entries[end].seq === entries[end - 1].seq + 1) end++;
-    return entries.slice(0, end);
+    return contiguousAfter(first - 1, entries);
   }
 
   /** Up to `limit` entries directly after `seq`, up to the first gap (the next batch waits gaps out). */
   private async following(seq: number, limit: number): Promise<LogEntryDoc[]> {
-    const entries = await this.logs.read(this.topic, seq, limit);
-    let end = 0;
-    while (end < entries.length && entries[end].seq === seq + end + 1) end++;
-    return entries.slice(0, end);
+    return contiguousAfter(seq, await this.logs.read(this.topic, seq, limit));
   }
 
   private decode(e: LogEntryDoc): BusMessage<T>[] {
@@ -223,4 +218,11 @@ export class TopicConsumer<T> {
       return [];
     }
   }
+}
+
+/** The leading entries whose sequences follow `after` one by one, up to the first gap. */
+function contiguousAfter(after: number, entries: LogEntryDoc[]): LogEntryDoc[] {
+  let end = 0;
+  while (end < entries.length && entries[end].seq === after + end + 1) end++;
+  return entries.slice(0, end);
 }
