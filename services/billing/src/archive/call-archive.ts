@@ -153,7 +153,9 @@ export class CallArchive {
       if (seen.has(r.request_id)) continue;
       seen.add(r.request_id);
       const day = dayOf(r);
-      byDay.set(day, [...(byDay.get(day) ?? []), r]);
+      const records = byDay.get(day);
+      if (records) records.push(r);
+      else byDay.set(day, [r]);
     }
     await inBatches([...byDay], BLOB_CONCURRENCY, async ([day, records]) => {
       const key = segmentKeyOf(day, records);
