@@ -2,7 +2,10 @@
  * Top self-time functions and files of a V8 `.cpuprofile` (as written by `node --cpu-prof`, e.g. by
  * `chat-overhead.ts --profile-gateway DIR`).
  *
- *   node --import tsx bench/profile-summary.ts DIR-or-file.cpuprofile [--top 25]
+ *   node --import tsx bench/profile-summary.ts DIR-or-file.cpuprofile [--top 25] [--from S] [--to S]
+ *
+ * `--from` / `--to` keep only the samples taken in that window (seconds since the profile started), so
+ * start-up (module loading, transpiling) does not blur the steady state of a measured run.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -43,8 +46,13 @@ function lineOf(f: CallFrame): string {
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: {
+    top: { type: 'string', default: '25' }, from: { type: 'string', default: '0' }, to: { type: 'string', default: 'Infinity' },
+  } });
   const top = Number(values.top);
+  const fromUs = Number(values.from) * 1e6;
+  const toUs = Number(values.to) * 1e6;
+  if (!(fromUs >= 0) || !(toUs > fromUs)) throw new Error('--from and --to are seconds since the profile started, --from < --to');
   const target = positionals[0];
   if (!target) throw new Error('usage: profile-summary.ts <dir|file.cpuprofile> [--top N]');
   const files = statSync(target).isDirectory()
@@ -54,7 +62,13 @@ function main(): void {
     const prof = JSON.parse(readFileSync(file, 'utf8')) as Profile;
     const byId = new Map(prof.nodes.map((n) => [n.id, n]));
     const selfUs = new Map<number, number>();
-    for (let i = 0; i < prof.samples.length; i++) selfUs.set(prof.samples[i], (selfUs.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0));
+    let at = 0;
+    for (let i = 0; i < prof.samples.length; i++) {
+      const dt = prof.timeDeltas[i] ?? 0;
+      at += dt;
+      if (at < fromUs || at > toUs) continue;
+      selfUs.set(prof.samples[i], (selfUs.get(prof.samples[i]) ?? 0) + dt);
+    }
     const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
     const idle = [...selfUs.entries()].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((a, [, v]) => a + v, 0);
     const busy = total - idle;
@@ -75,9 +89,9 @@ function main(): void {
       fns.set(key, (fns.get(key) ?? 0) + us);
       const o = owner(f.url);
       owners.set(o, (owners.get(o) ?? 0) + us);
-      let at: number | undefined = id;
-      while (at !== undefined && !isRepo(byId.get(at)!.callFrame.url)) at = parent.get(at);
-      const r = at === undefined ? '(no repository frame: GC, idle loop, library timers, I/O callbacks)' : label(byId.get(at)!.callFrame);
+      let frame: number | undefined = id;
+      while (frame !== undefined && !isRepo(byId.get(frame)!.callFrame.url)) frame = parent.get(frame);
+      const r = frame === undefined ? '(no repository frame: GC, idle loop, library timers, I/O callbacks)' : label(byId.get(frame)!.callFrame);
       nearestRepo.set(r, (nearestRepo.get(r) ?? 0) + us);
     }
     const pct = (us: number) => `${((us / busy) * 100).toFixed(1).padStart(5)}%`;
