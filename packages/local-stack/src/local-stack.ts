@@ -1,5 +1,4 @@
 import { loadBatchConfig, startBatchService } from '@gw/batch';
-import { loadBillingConfig, startBillingService } from '@gw/billing';
 import { loadConsoleConfig, startConsoleService } from '@gw/console';
 import { blobConfigFor, createBlobStore } from '@gw/blobs';
 import { loadEdgeConfig, startEdge, type RunningEdge } from '@gw/edge';
@@ -10,6 +9,8 @@ import { loadWebhooksConfig, readOrCreateSecretsKey, startWebhooksService } from
 import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
 import { startSimulators } from '@gw/simulators';
+import type { BillingWorkerData } from './billing-worker';
+import { startWorkerService } from './worker-service';
 import type { Logger, RunningService } from '@gw/platform';
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
@@ -34,7 +35,9 @@ export interface LocalStack {
 /**
  * Every service in one process with the embedded engines: each service keeps its own on-disk store (it owns
  * its collections) and all share one durable embedded bus. The same start functions run as separate
- * processes in production; only the wiring differs.
+ * processes in production; only the wiring differs. Billing runs in a worker thread (see billing-worker):
+ * its consumers are most of the work a call leaves behind, and there they use the second core instead of
+ * the hot path's.
  */
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
   const { logger } = opts;
@@ -52,12 +55,17 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     stores.push(s);
     return s;
   };
-  const bus = createBus({ engine: 'embedded', store: openStore('bus') }, logger.child({ service: 'bus' }));
+  // Every thread that opens the bus files wakes the others' consumers through this channel.
+  const busWakeChannel = `gw-bus:${path.resolve(opts.dataDir, 'bus')}`;
+  const bus = createBus({ engine: 'embedded', store: openStore('bus'), wakeChannel: busWakeChannel }, logger.child({ service: 'bus' }));
   const simulator = opts.simulatorPort !== undefined ? await startSimulators({ port: opts.simulatorPort }) : null;
 
-  // Archived calls' bodies live under the data dir, next to billing's store.
-  const billingBlobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'billing') }));
-  const billing = await startBillingService({ config: loadBillingConfig(env), store: openStore('billing'), bus, blobs: billingBlobs, logger: logger.child({ service: 'billing' }) });
+  const billingData: BillingWorkerData = { dataDir: opts.dataDir, env, logLevel: logger.level, busWakeChannel };
+  const billing = await startWorkerService(path.join(__dirname, `billing-worker${path.extname(__filename)}`), billingData, (code, err) => {
+    // Billing gone means calls can no longer be held or billed: end the process, as a crash on this thread would.
+    logger.fatal({ service: 'billing', code, err }, 'billing worker thread ended unexpectedly');
+    process.exit(1);
+  });
   // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
   const keys = await startKeysService({
     config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
@@ -72,11 +80,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const media = await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env });
   const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
   const consoleService = await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) });
-  // The edge hands requests to the services beside it in this process; their own ports still serve other callers.
+  // The edge hands requests to the services on its thread; their own ports still serve other callers (billing's serve the edge).
   const edge = await startEdge({
     config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
     inProcess: {
-      inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler,
+      inference: inference.httpHandler, keys: keys.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler,
       media: media.httpHandler, console: consoleService.httpHandler,
     },
   });
@@ -90,7 +98,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       await simulator?.close();
       await bus.close();
       await blobs.close();
-      await billingBlobs.close();
       await mediaBlobs.close();
       for (const s of stores) await s.close();
     },

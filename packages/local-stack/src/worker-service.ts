@@ -1,0 +1,114 @@
+import { Health, type HttpHandler, type ReadinessReport, type RunningService } from '@gw/platform';
+import { parentPort, Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+
+/** What the worker thread says to the thread that started it. */
+type FromWorker =
+  | { type: 'ready'; name: string; httpPort: number; grpcPort: number }
+  | { type: 'failed'; error: string }
+  | { type: 'report'; id: number; report: ReadinessReport }
+  | { type: 'stopped' };
+
+/** What the starting thread asks of the worker. */
+type ToWorker = { type: 'report'; id: number } | { type: 'stop' };
+
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+/**
+ * A service that runs in a worker thread of this process: its own event loop on the machine's other core, its
+ * own connections to the engines' files, reached over its own HTTP and gRPC ports like a service in another
+ * process. The handle answers readiness from the worker's own checks and stops it gracefully.
+ *
+ * `entry` is a module that calls `serveFromWorker`. Written in TypeScript, it needs tsx in the worker too: a
+ * process started with tsx passes its loader on (`execArgv`); any other (a test runner with its own transform)
+ * gets it added.
+ */
+export async function startWorkerService(entry: string, workerData: unknown, onExit: (code: number, err: Error | null) => void): Promise<RunningService> {
+  const loaded = process.execArgv.some((arg) => arg.includes('tsx'));
+  const execArgv = loaded || !entry.endsWith('.ts') ? process.execArgv : [...process.execArgv, '--import', pathToFileURL(require.resolve('tsx')).href];
+  const worker = new Worker(entry, { workerData, execArgv });
+  const pending = new Map<number, (report: ReadinessReport) => void>();
+  let nextId = 0;
+  let stopping: Promise<void> | null = null;
+  let exited = false;
+  let failure: Error | null = null;
+  worker.on('error', (err) => { failure = err; });
+  const exit = new Promise<number>((resolve) => worker.once('exit', (code) => { exited = true; resolve(code); }));
+
+  const ready = await new Promise<Extract<FromWorker, { type: 'ready' }>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker ${entry} did not start in ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    worker.on('message', (msg: FromWorker) => {
+      if (msg.type === 'ready') { clearTimeout(timer); resolve(msg); }
+      else if (msg.type === 'failed') { clearTimeout(timer); reject(new Error(msg.error)); }
+      else if (msg.type === 'report') { pending.get(msg.id)?.(msg.report); pending.delete(msg.id); }
+    });
+    void exit.then((code) => { clearTimeout(timer); reject(failure ?? new Error(`worker ${entry} exited with ${code} while starting`)); });
+  }).catch(async (err: unknown) => {
+    await worker.terminate();
+    throw err;
+  });
+  // A worker that ends on its own (a crash) is the process's failure, as it would be on the main thread.
+  void exit.then((code) => { if (!stopping) onExit(code, failure); });
+
+  const unready: ReadinessReport = { ready: false, checks: { worker: false }, degraded: [] };
+  const health = new (class extends Health {
+    override report(): Promise<ReadinessReport> {
+      if (exited || stopping) return Promise.resolve(unready);
+      const id = nextId++;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => { pending.delete(id); resolve(unready); }, 2_000);
+        pending.set(id, (report) => { clearTimeout(timer); resolve(report); });
+        worker.postMessage({ type: 'report', id } satisfies ToWorker);
+      });
+    }
+  })();
+  const notInProcess: HttpHandler = () => {
+    throw new Error(`${ready.name} runs in a worker thread: call it on its HTTP port ${ready.httpPort}`);
+  };
+  return {
+    name: ready.name,
+    httpPort: ready.httpPort,
+    grpcPort: ready.grpcPort,
+    health,
+    httpHandler: notInProcess,
+    stop() {
+      stopping ??= (async () => {
+        if (exited) return;
+        worker.postMessage({ type: 'stop' } satisfies ToWorker);
+        const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
+        await exit;
+        clearTimeout(timer);
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * The worker side: starts the service, reports its ports, answers readiness from its checks and stops it (and
+ * whatever else `start` opened) when asked. A start that fails is reported, and the worker ends.
+ */
+export function serveFromWorker(start: () => Promise<{ service: RunningService; close(): Promise<void> }>): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveFromWorker runs in a worker thread');
+  const say = (msg: FromWorker) => port.postMessage(msg);
+  start().then(
+    ({ service, close }) => {
+      port.on('message', (msg: ToWorker) => {
+        if (msg.type === 'report') void service.health.report().then((report) => say({ type: 'report', id: msg.id, report }));
+        else if (msg.type === 'stop') {
+          void service.stop().then(close).finally(() => {
+            say({ type: 'stopped' });
+            port.close();
+          });
+        }
+      });
+      say({ type: 'ready', name: service.name, httpPort: service.httpPort, grpcPort: service.grpcPort });
+    },
+    (err: unknown) => {
+      say({ type: 'failed', error: (err as Error)?.stack ?? String(err) });
+      port.close();
+    },
+  );
+}
