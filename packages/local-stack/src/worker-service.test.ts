@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { BillingWorkerData } from './billing-worker';
-import { startWorkerService } from './worker-service';
+import { startWorkerService, workerExecArgv } from './worker-service';
 
 const BILLING_WORKER = path.join(__dirname, 'billing-worker.ts');
 
@@ -60,5 +60,17 @@ describe('billing in a worker thread', () => {
     const exits: number[] = [];
     await expect(startWorkerService(BILLING_WORKER, data({ USAGE_BATCH_MAX: '0' }), (code) => exits.push(code))).rejects.toThrow(/USAGE_BATCH_MAX/);
     expect(exits).toEqual([]);
+  });
+});
+
+describe('workerExecArgv', () => {
+  test.each([
+    { parent: ['--import', 'tsx'], worker: ['--import', 'tsx'] },
+    { parent: ['--expose-gc', '--import', 'file:///x/tsx/loader.mjs'], worker: ['--import', 'file:///x/tsx/loader.mjs'] },
+    { parent: ['--require', '/x/preflight.cjs', '--max-old-space-size=512', '--import=tsx'], worker: ['--require', '/x/preflight.cjs', '--import=tsx'] },
+    { parent: ['--cpu-prof', '--cpu-prof-dir', '/tmp/p', '--expose-gc'], worker: ['--cpu-prof', '--cpu-prof-dir', '/tmp/p'] },
+    { parent: ['--enable-source-maps', '--title', 'gateway'], worker: ['--enable-source-maps'] },
+  ])('passes on only the per-thread flags of $parent', ({ parent, worker }) => {
+    expect(workerExecArgv(parent)).toEqual(worker);
   });
 });

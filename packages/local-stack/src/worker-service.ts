@@ -25,8 +25,9 @@ const STOP_TIMEOUT_MS = 30_000;
  * gets it added.
  */
 export async function startWorkerService(entry: string, workerData: unknown, onExit: (code: number, err: Error | null) => void): Promise<RunningService> {
-  const loaded = process.execArgv.some((arg) => arg.includes('tsx'));
-  const execArgv = loaded || !entry.endsWith('.ts') ? process.execArgv : [...process.execArgv, '--import', pathToFileURL(require.resolve('tsx')).href];
+  const inherited = workerExecArgv(process.execArgv);
+  const loaded = inherited.some((arg) => arg.includes('tsx'));
+  const execArgv = loaded || !entry.endsWith('.ts') ? inherited : [...inherited, '--import', pathToFileURL(require.resolve('tsx')).href];
   const worker = new Worker(entry, { workerData, execArgv });
   const pending = new Map<number, (report: ReadinessReport) => void>();
   let nextId = 0;
@@ -83,6 +84,26 @@ export async function startWorkerService(entry: string, workerData: unknown, onE
       return stopping;
     },
   };
+}
+
+/** Flags that take a value in the next argument when not written `--flag=value`. */
+const WITH_VALUE = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--cpu-prof-dir', '--cpu-prof-name', '--cpu-prof-interval']);
+/** Per-thread flags a worker inherits: module loaders, source maps, CPU profiling. */
+const PER_THREAD = /^(--import|--require|-r|--loader|--experimental-loader|--enable-source-maps|--cpu-prof[a-z-]*)(=|$)/;
+
+/**
+ * The parent's flags a worker may take: Node refuses process-wide ones (`--expose-gc`, heap limits) in a worker's
+ * `execArgv`, so only the per-thread ones are passed on.
+ */
+export function workerExecArgv(parent: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < parent.length; i++) {
+    const arg = parent[i];
+    const takesNext = WITH_VALUE.has(arg) && i + 1 < parent.length;
+    if (PER_THREAD.test(arg)) kept.push(...(takesNext ? [arg, parent[i + 1]] : [arg]));
+    if (takesNext) i++;
+  }
+  return kept;
 }
 
 /**
