@@ -61,25 +61,35 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const simulator = opts.simulatorPort !== undefined ? await startSimulators({ port: opts.simulatorPort }) : null;
 
   const billingData: BillingWorkerData = { dataDir: opts.dataDir, env, logLevel: logger.level, busWakeChannel };
-  const billing = await startWorkerService(path.join(__dirname, `billing-worker${path.extname(__filename)}`), billingData, (code, err) => {
+  // Billing starts on its own thread while the others start on this one; the edge opens once all are up.
+  const billingStart = startWorkerService(path.join(__dirname, `billing-worker${path.extname(__filename)}`), billingData, (code, err) => {
     // Billing gone means calls can no longer be held or billed: end the process, as a crash on this thread would.
     logger.fatal({ service: 'billing', code, err }, 'billing worker thread ended unexpectedly');
     process.exit(1);
   });
-  // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
-  const keys = await startKeysService({
-    config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
-    announce: (line) => { process.stdout.write(`${line}\n`); },
-  });
-  const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
-  // Batch files live under the data dir, next to the batch service's store.
+  const startOnThisThread = async () => {
+    // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
+    const keys = await startKeysService({
+      config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
+      announce: (line) => { process.stdout.write(`${line}\n`); },
+    });
+    const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
+    // Batch files live under the data dir, next to the batch service's store.
+    const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
+    // Media bytes (images, audio, videos) live under the data dir too, apart from the batch files.
+    const media = await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env });
+    const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
+    const consoleService = await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) });
+    return { keys, inference, batch, media, webhooks, consoleService };
+  };
   const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'batch') }));
-  const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
-  // Media bytes (images, audio, videos) live under the data dir too, apart from the batch files.
   const mediaBlobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'media') }));
-  const media = await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env });
-  const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
-  const consoleService = await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) });
+  const [started, billing] = await Promise.allSettled([startOnThisThread(), billingStart]);
+  if (started.status === 'rejected' || billing.status === 'rejected') {
+    if (billing.status === 'fulfilled') await billing.value.stop();
+    throw started.status === 'rejected' ? started.reason : (billing as PromiseRejectedResult).reason;
+  }
+  const { keys, inference, batch, media, webhooks, consoleService } = started.value;
   // The edge hands requests to the services on its thread; their own ports still serve other callers (billing's serve the edge).
   const edge = await startEdge({
     config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
@@ -88,7 +98,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       media: media.httpHandler, console: consoleService.httpHandler,
     },
   });
-  const services = [edge, consoleService, webhooks, media, batch, inference, keys, billing];
+  const services = [edge, consoleService, webhooks, media, batch, inference, keys, billing.value];
   return {
     edge,
     bus,
