@@ -10,7 +10,7 @@ import { createBus, type Bus } from '@gw/bus';
 import { createStore, type Store } from '@gw/store';
 import { startSimulators } from '@gw/simulators';
 import type { BillingWorkerData } from './billing-worker';
-import { startWorkerService } from './worker-service';
+import { heapUse, startWorkerService, type HeapUse } from './worker-service';
 import type { Logger, RunningService } from '@gw/platform';
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
@@ -29,6 +29,8 @@ export interface LocalStack {
   edge: RunningEdge;
   bus: Bus;
   services: RunningService[];
+  /** Each thread's heap (after a full collection under `--expose-gc`): the main thread's and billing's. */
+  heaps(): Promise<Record<'main' | 'billing', HeapUse>>;
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     edge,
     bus,
     services,
+    heaps: async () => ({ main: heapUse(), billing: await billing.value.heap() }),
     stop: async () => {
       for (const s of services) await s.stop();
       await simulator?.close();

@@ -7,10 +7,29 @@ type FromWorker =
   | { type: 'ready'; name: string; httpPort: number; grpcPort: number }
   | { type: 'failed'; error: string }
   | { type: 'report'; id: number; report: ReadinessReport }
+  | { type: 'heap'; id: number; heap: HeapUse }
   | { type: 'stopped' };
 
 /** What the starting thread asks of the worker. */
-type ToWorker = { type: 'report'; id: number } | { type: 'stop' };
+type ToWorker = { type: 'report'; id: number } | { type: 'heap'; id: number } | { type: 'stop' };
+
+/** One thread's V8 heap, in bytes. */
+export interface HeapUse {
+  used: number;
+  total: number;
+}
+
+/** A thread's heap after a full collection when the process runs with `--expose-gc` (the flag reaches every thread). */
+export function heapUse(): HeapUse {
+  (globalThis as { gc?: () => void }).gc?.();
+  const { heapUsed, heapTotal } = process.memoryUsage();
+  return { used: heapUsed, total: heapTotal };
+}
+
+/** A service in a worker thread: a running service whose heap can be asked for. */
+export interface WorkerService extends RunningService {
+  heap(): Promise<HeapUse>;
+}
 
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
@@ -24,12 +43,13 @@ const STOP_TIMEOUT_MS = 30_000;
  * process started with tsx passes its loader on (`execArgv`); any other (a test runner with its own transform)
  * gets it added.
  */
-export async function startWorkerService(entry: string, workerData: unknown, onExit: (code: number, err: Error | null) => void): Promise<RunningService> {
+export async function startWorkerService(entry: string, workerData: unknown, onExit: (code: number, err: Error | null) => void): Promise<WorkerService> {
   const inherited = workerExecArgv(process.execArgv);
   const loaded = inherited.some((arg) => arg.includes('tsx'));
   const execArgv = loaded || !entry.endsWith('.ts') ? inherited : [...inherited, '--import', pathToFileURL(require.resolve('tsx')).href];
   const worker = new Worker(entry, { workerData, execArgv });
   const pending = new Map<number, (report: ReadinessReport) => void>();
+  const heaps = new Map<number, (heap: HeapUse) => void>();
   let nextId = 0;
   let stopping: Promise<void> | null = null;
   let exited = false;
@@ -43,6 +63,7 @@ export async function startWorkerService(entry: string, workerData: unknown, onE
       if (msg.type === 'ready') { clearTimeout(timer); resolve(msg); }
       else if (msg.type === 'failed') { clearTimeout(timer); reject(new Error(msg.error)); }
       else if (msg.type === 'report') { pending.get(msg.id)?.(msg.report); pending.delete(msg.id); }
+      else if (msg.type === 'heap') { heaps.get(msg.id)?.(msg.heap); heaps.delete(msg.id); }
     });
     void exit.then((code) => { clearTimeout(timer); reject(failure ?? new Error(`worker ${entry} exited with ${code} while starting`)); });
   }).catch(async (err: unknown) => {
@@ -73,6 +94,14 @@ export async function startWorkerService(entry: string, workerData: unknown, onE
     grpcPort: ready.grpcPort,
     health,
     httpHandler: notInProcess,
+    heap() {
+      if (exited) return Promise.reject(new Error(`${ready.name}'s worker has ended`));
+      const id = nextId++;
+      return new Promise((resolve) => {
+        heaps.set(id, resolve);
+        worker.postMessage({ type: 'heap', id } satisfies ToWorker);
+      });
+    },
     stop() {
       stopping ??= (async () => {
         if (exited) return;
@@ -118,6 +147,7 @@ export function serveFromWorker(start: () => Promise<{ service: RunningService; 
     ({ service, close }) => {
       port.on('message', (msg: ToWorker) => {
         if (msg.type === 'report') void service.health.report().then((report) => say({ type: 'report', id: msg.id, report }));
+        else if (msg.type === 'heap') say({ type: 'heap', id: msg.id, heap: heapUse() });
         else if (msg.type === 'stop') {
           void service.stop().then(close).finally(() => {
             say({ type: 'stopped' });
