@@ -7,8 +7,7 @@ type FromWorker =
   | { type: 'ready'; name: string; httpPort: number; grpcPort: number }
   | { type: 'failed'; error: string }
   | { type: 'report'; id: number; report: ReadinessReport }
-  | { type: 'heap'; id: number; heap: HeapUse }
-  | { type: 'stopped' };
+  | { type: 'heap'; id: number; heap: HeapUse };
 
 /** What the starting thread asks of the worker. */
 type ToWorker = { type: 'report'; id: number } | { type: 'heap'; id: number } | { type: 'stop' };
@@ -97,8 +96,9 @@ export async function startWorkerService(entry: string, workerData: unknown, onE
     heap() {
       if (exited) return Promise.reject(new Error(`${ready.name}'s worker has ended`));
       const id = nextId++;
-      return new Promise((resolve) => {
-        heaps.set(id, resolve);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => { heaps.delete(id); reject(new Error(`${ready.name}'s worker did not report its heap`)); }, 10_000);
+        heaps.set(id, (heap) => { clearTimeout(timer); resolve(heap); });
         worker.postMessage({ type: 'heap', id } satisfies ToWorker);
       });
     },
@@ -149,10 +149,8 @@ export function serveFromWorker(start: () => Promise<{ service: RunningService; 
         if (msg.type === 'report') void service.health.report().then((report) => say({ type: 'report', id: msg.id, report }));
         else if (msg.type === 'heap') say({ type: 'heap', id: msg.id, heap: heapUse() });
         else if (msg.type === 'stop') {
-          void service.stop().then(close).finally(() => {
-            say({ type: 'stopped' });
-            port.close();
-          });
+          // Closing the port lets the thread end once the service and its engines have.
+          void service.stop().then(close).finally(() => port.close());
         }
       });
       say({ type: 'ready', name: service.name, httpPort: service.httpPort, grpcPort: service.grpcPort });

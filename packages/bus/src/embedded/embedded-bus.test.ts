@@ -137,6 +137,23 @@ describe('embedded bus', () => {
     expect(late.received.map((m) => m.value)).toEqual(numbers(21, 30).map((m) => m.value));
   });
 
+  it('a trim cut short (marked, not all deleted) is finished by the next one, the entries below the mark included', async () => {
+    const topic = uniqueName('cut-short');
+    const b = bus({ trimIntervalMs: 0 });
+    const group = await consume(b, topic, uniqueName('g'));
+    const count = 12_001;
+    await b.publish(topic, numbers(1, count));
+    await waitFor('every entry', () => group.received.length >= count);
+    await group.sub.stop();
+    // As a trim that crashed after its mark: the mark says 12,000, nothing below it was deleted.
+    await store.collection<TopicDoc>(TOPICS_COLLECTION).updateOne({ _id: topic }, { $set: { trimmedThrough: 12_000 } });
+    const trimmer = bus({ trimIntervalMs: 50 });
+    // A group on the new bus makes the topic one it trims.
+    await consume(trimmer, topic, uniqueName('late'), 'latest');
+    await waitForAsync(async () => (await log(topic).count({})) === 0, 10_000);
+    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(count);
+  }, 30_000);
+
   it('keeps at most the retained number of entries, committed or not, and a group behind the bound resumes after it', async () => {
     const topic = uniqueName('retain');
     const b = bus({ trimIntervalMs: 50, retentionEntries: 20 });

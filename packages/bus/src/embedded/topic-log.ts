@@ -1,8 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, Store } from '@gw/store';
 import type { OutgoingMessage } from '../port';
 import { KeyedQueue } from '../internal/async';
 import { entryId, type GroupDoc, type LogEntryDoc, type TopicDoc } from './docs';
 import { GROUPS_COLLECTION, logCollectionName, TOPICS_COLLECTION } from './names';
+
+/** Entries one trim transaction deletes at most, and the pause between two such transactions. */
+const TRIM_SLICE = 5_000;
+const TRIM_PAUSE_MS = 10;
 
 /** How much of a topic is kept whatever its groups have committed; 0 turns a bound off. */
 export interface Retention {
@@ -79,7 +84,17 @@ export class TopicLogs {
     if (floor <= meta.trimmedThrough) return 0;
     // Mark first: a consumer that then sees missing entries below the mark knows they were trimmed, not lost.
     await this.topics.updateOne({ _id: topic }, { $max: { trimmedThrough: floor } });
-    return log.deleteMany({ seq: { $lte: floor } });
+    // A slice per transaction, with a pause between: a minute of entries deleted at once would hold the file's
+    // write lock for seconds, and every other writer on it (another thread's or process's connection, blocked
+    // in SQLite's busy wait) with it.
+    // From the oldest entry kept, not the last mark: a trim cut short (a crash) left entries below it.
+    const oldest = await log.findOne({}, { sort: { seq: 1 } });
+    let deleted = 0;
+    for (let from = oldest ? oldest.seq - 1 : floor; from < floor; from += TRIM_SLICE) {
+      deleted += await log.deleteMany({ seq: { $gt: from, $lte: Math.min(floor, from + TRIM_SLICE) } });
+      if (from + TRIM_SLICE < floor) await sleep(TRIM_PAUSE_MS);
+    }
+    return deleted;
   }
 
   private async log(topic: string): Promise<Collection<LogEntryDoc>> {

@@ -34,7 +34,7 @@ class EmbeddedStore implements Store {
     const dataDir = resolve(cfg.dataDir);
     const log = (cfg.logger ?? createLogger(null)).child({ component: 'store-embedded' });
     mkdirSync(dataDir, { recursive: true });
-    this.db = new SqliteDatabase(join(dataDir, DATABASE_FILE), cfg.synchronous);
+    this.db = new SqliteDatabase(join(dataDir, DATABASE_FILE), cfg.synchronous, log);
     try {
       this.db.exec(
         `CREATE TABLE IF NOT EXISTS ${INDEX_PATHS_TABLE} (collection TEXT NOT NULL, path TEXT NOT NULL, array_seen INTEGER NOT NULL, PRIMARY KEY (collection, path))`,

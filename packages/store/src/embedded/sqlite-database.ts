@@ -1,4 +1,5 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { Logger } from '@gw/platform';
 
 /** SQLite's extended result codes for a unique index or primary key violation. */
 const UNIQUE_VIOLATION = new Set([2067, 1555]);
@@ -10,6 +11,12 @@ export function isUniqueViolation(err: unknown): boolean {
 /** How many queued writes one transaction takes at most, so one commit never blocks the event loop for long. */
 const MAX_BATCH = 500;
 const STATEMENT_CACHE = 200;
+/**
+ * A write transaction that waited or held the file's write lock this long is logged: another connection to the
+ * file (another thread or process) waits that long too, with its event loop blocked, since `node:sqlite` is
+ * synchronous.
+ */
+const SLOW_WRITE_MS = 500;
 
 interface QueuedWrite {
   run(): unknown;
@@ -38,6 +45,7 @@ export class SqliteDatabase {
   constructor(
     readonly path: string,
     synchronous: Synchronous = 'normal',
+    private readonly logger?: Logger,
   ) {
     this.db = new DatabaseSync(path);
     this.db.exec('PRAGMA busy_timeout = 10000');
@@ -114,8 +122,11 @@ export class SqliteDatabase {
     // Prepared once: these run a few times per write, and exec() would parse them every time.
     const run = (sql: string) => void this.statement(sql).run();
     const alone = batch.length === 1;
+    const asked = performance.now();
+    let locked: number | null = null;
     try {
       run('BEGIN IMMEDIATE');
+      locked = performance.now();
       for (const w of batch) {
         if (alone) {
           outcomes.push({ ok: true, value: w.run() });
@@ -137,6 +148,14 @@ export class SqliteDatabase {
       if (this.db.isTransaction) run('ROLLBACK');
       batch.forEach((w) => w.reject(err));
       return;
+    } finally {
+      const end = performance.now();
+      // Not locked at all: the whole time was spent waiting for the lock (busy past the timeout).
+      const waitedMs = (locked ?? end) - asked;
+      const heldMs = locked === null ? 0 : end - locked;
+      if (waitedMs >= SLOW_WRITE_MS || heldMs >= SLOW_WRITE_MS) {
+        this.logger?.warn({ file: this.path, waitedMs: Math.round(waitedMs), heldMs: Math.round(heldMs), writes: batch.length }, 'slow write transaction on the embedded store');
+      }
     }
     batch.forEach((w, i) => (outcomes[i].ok ? w.resolve(outcomes[i].value) : w.reject(outcomes[i].value)));
   }
