@@ -84,10 +84,10 @@ export class TopicLogs {
     if (floor <= meta.trimmedThrough) return 0;
     // Mark first: a consumer that then sees missing entries below the mark knows they were trimmed, not lost.
     await this.topics.updateOne({ _id: topic }, { $max: { trimmedThrough: floor } });
-    // A slice per transaction, with a pause between: a minute of entries deleted at once would hold the file's
-    // write lock for seconds, and every other writer on it (another thread's or process's connection, blocked
-    // in SQLite's busy wait) with it.
-    // From the oldest entry kept, not the last mark: a trim cut short (a crash) left entries below it.
+    // A slice per transaction, with a pause between: a minute of entries deleted in one transaction holds the
+    // file's write lock (and this event loop) for as long as that takes, and every other writer on the file
+    // (another process's connection, in SQLite's busy wait) with it. From the oldest entry kept, not the last
+    // mark: a trim cut short (a crash) left entries below it.
     const oldest = await log.findOne({}, { sort: { seq: 1 } });
     let deleted = 0;
     for (let from = oldest ? oldest.seq - 1 : floor; from < floor; from += TRIM_SLICE) {
