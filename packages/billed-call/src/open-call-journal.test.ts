@@ -7,8 +7,6 @@ import { TOPICS, type UsageEvent } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { OPEN_CALLS_COLLECTION, OpenCallJournal, type MeasuredUsage, type OpenCallDoc, type OpenCallStart } from './open-call-journal';
 
-jest.setTimeout(30_000);
-
 const silentLogger = () => createLogger('open-call-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 /** The embedded engine always; the MongoDB-wire server too when the jest setup exported `MONGO_URL`. */
 const STORE_ENGINES: Array<'embedded' | 'mongo'> = process.env.MONGO_URL ? ['embedded', 'mongo'] : ['embedded'];

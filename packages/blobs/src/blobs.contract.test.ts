@@ -111,6 +111,27 @@ describe.each<'fs' | 'gridfs'>(['fs', 'gridfs'])('blob store contract (%s engine
     expect(await blobs.stat('archive/2026-11-27/req-1.json')).toBeNull();
   });
 
+  it('a get racing a delete either finds nothing or reads every byte, never a stream that fails before its first byte', async () => {
+    // A reader serving a download sends its headers once `get` resolves: an error after that cuts the response.
+    for (let i = 0; i < 40; i++) {
+      const key = `files/acct_1/race-${i}`;
+      await blobs.put(key, chunked('all ', 'of ', 'it'));
+      const [got] = await Promise.all([
+        blobs.get(key).then(text, (err: unknown) => err),
+        // Late by a turn of the loop, so the delete lands between the lookup and the first read as often as not.
+        new Promise((resolve) => setImmediate(resolve)).then(() => blobs.delete(key)),
+      ]);
+      if (!(got instanceof BlobNotFoundError)) expect(got).toBe('all of it');
+    }
+  });
+
+  it('a blob deleted after get resolved is still read to its end', async () => {
+    await blobs.put('files/acct_1/kept-open', chunked('still ', 'here'));
+    const body = await blobs.get('files/acct_1/kept-open');
+    expect(await blobs.delete('files/acct_1/kept-open')).toBe(true);
+    expect(await text(body)).toBe('still here');
+  });
+
   it('a put still lands after its directories were removed behind the store\'s back', async () => {
     await blobs.put('calls/2026/a', chunked('one'));
     if (cfg.engine === 'fs') await rm(cfg.root, { recursive: true, force: true });

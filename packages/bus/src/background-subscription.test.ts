@@ -3,8 +3,6 @@ import { Backoff } from './internal/async';
 import type { Bus, BusMessage } from './port';
 import { EngineHarness, uniqueName, waitFor } from './testing/engines';
 
-jest.setTimeout(30_000);
-
 /** A real bus whose first `failures` subscribes throw, as a group join does while the broker is away. */
 function failingSubscribes(inner: Bus, failures: number): { bus: Bus; attempts(): number } {
   let attempts = 0;

@@ -4,8 +4,6 @@ import { createOutbox, type Outbox } from './outbox';
 import { EngineHarness, uniqueName, waitFor } from './testing/engines';
 import { switchableBus } from './testing/switchable-bus';
 
-jest.setTimeout(30_000);
-
 describe('BatchingPublisher', () => {
   let h: EngineHarness;
   let subscription: Subscription | undefined;

@@ -3,8 +3,6 @@ import { createOutbox, type Outbox } from './outbox';
 import { EngineHarness, uniqueName, waitFor } from './testing/engines';
 import { switchableBus } from './testing/switchable-bus';
 
-jest.setTimeout(30_000);
-
 interface Usage {
   account: string;
   n: number;

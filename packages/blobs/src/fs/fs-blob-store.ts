@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -64,9 +64,19 @@ class FsBlobStore implements BlobStore {
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<Readable> {
-    const file = this.pathOf(key);
-    if (!(await this.stat(key))) throw new BlobNotFoundError(key);
-    return createReadStream(file, { start: opts.start, end: opts.end });
+    // Opened before it resolves: a delete after that unlinks the name, and the open file still reads to its end.
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (err) {
+      if (isMissing(err)) throw new BlobNotFoundError(key);
+      throw err;
+    }
+    if (!(await handle.stat().then((s) => s.isFile(), () => false))) {
+      await handle.close();
+      throw new BlobNotFoundError(key);
+    }
+    return handle.createReadStream({ start: opts.start, end: opts.end });
   }
 
   async stat(key: string): Promise<BlobInfo | null> {

@@ -1,5 +1,5 @@
 import mongoose, { type mongo } from 'mongoose';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ByteLimit } from '../byte-limit';
 import { BlobNotFoundError, checkBlobKey, checkBlobPrefix, type BlobInfo, type BlobStore, type GetOptions, type PutOptions } from '../port';
@@ -15,6 +15,46 @@ type FileDoc = mongo.GridFSFile;
 
 const info = (f: FileDoc): BlobInfo => ({ key: f.filename, bytes: f.length, createdAtMs: f.uploadDate.getTime() });
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The driver finds the file's document only at its first read, and ends quietly where the chunks stop, so a blob
+ * deleted after `revisions` found it would fail, or cut short, a stream its reader has already begun to serve.
+ * Reading the first chunk before resolving turns that into `BlobNotFoundError` (a blob of one chunk, 255 KiB,
+ * is then read whole whatever happens to it next), and a stream that ends short of `bytes` fails.
+ */
+async function firstChunkRead(key: string, download: Readable, bytes: number): Promise<Readable> {
+  const chunks = download[Symbol.asyncIterator]();
+  let first: IteratorResult<Buffer>;
+  try {
+    first = await chunks.next();
+  } catch (err) {
+    if (err instanceof mongoose.mongo.MongoRuntimeError && /^(FileNotFound|ChunkIsMissing):/.test(err.message)) throw new BlobNotFoundError(key);
+    throw err;
+  }
+  if (first.done && bytes > 0) throw new BlobNotFoundError(key);
+  let received = 0;
+  const deliver = (next: IteratorResult<Buffer>) => {
+    if (!next.done) {
+      received += next.value.byteLength;
+      body.push(next.value);
+    } else if (received < bytes) {
+      body.destroy(new Error(`Blob '${key}' ended after ${received} of ${bytes} bytes: deleted while it was read`));
+    } else {
+      body.push(null);
+    }
+  };
+  const body = new Readable({
+    read() {
+      chunks.next().then(deliver, (err: Error) => body.destroy(err));
+    },
+    // Ends the download too (and its cursor on the server) when the reader stops early.
+    destroy(err, done) {
+      chunks.return!().then(() => done(err), () => done(err));
+    },
+  });
+  deliver(first);
+  return body;
+}
 
 /**
  * Blobs in MongoDB GridFS, the key as the file name. GridFS writes a file's document only after its last
@@ -74,9 +114,11 @@ class GridFsBlobStore implements BlobStore {
     if (!latest) throw new BlobNotFoundError(key);
     // The driver wants both ends once a range is asked for (an absent `start` key, not an undefined one, means
     // the whole file); its end is exclusive.
-    if (opts.start === undefined && opts.end === undefined) return (await this.bucket()).openDownloadStream(latest._id);
+    const bucket = await this.bucket();
+    if (opts.start === undefined && opts.end === undefined) return firstChunkRead(key, bucket.openDownloadStream(latest._id), latest.length);
     const end = Math.min(opts.end === undefined ? latest.length : opts.end + 1, latest.length);
-    return (await this.bucket()).openDownloadStream(latest._id, { start: Math.min(opts.start ?? 0, end), end });
+    const start = Math.min(opts.start ?? 0, end);
+    return firstChunkRead(key, bucket.openDownloadStream(latest._id, { start, end }), end - start);
   }
 
   async stat(key: string): Promise<BlobInfo | null> {

@@ -16,8 +16,6 @@ import { CallArchiver } from '@gw/call-archive';
 
 const SECRET = 'async-chat-test-identity-secret-0123456789';
 
-jest.setTimeout(30_000);
-
 const CATALOG = catalogSchema.parse({
   providers: { sim: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' } },
   models: [{

@@ -18,8 +18,6 @@ import { chatJobHandler } from './chat-job-runner';
 import { eventually, IDENTITY, insertJob, openTestStore, queuedJob, silentLogger, type TestStore } from './chat-job-test-support';
 import { CallArchiver } from '@gw/call-archive';
 
-jest.setTimeout(30_000);
-
 const BODY = { model: 'test/chat', messages: [{ role: 'user', content: 'generate me once' }] };
 
 describe('an async chat job re-run after its worker died', () => {

@@ -16,8 +16,6 @@ interface PoolOptions {
   maxAttempts: number;
 }
 
-jest.setTimeout(30_000);
-
 describe('chat job workers', () => {
   let t: TestStore;
   let jobs: ChatJobStore;

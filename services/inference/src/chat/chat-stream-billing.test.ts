@@ -13,8 +13,6 @@ import { startInferenceService } from '../app';
 import { inferenceConfigSchema } from '../config';
 import { createFsBlobStore } from '@gw/blobs';
 
-jest.setTimeout(30_000);
-
 const logger = createLogger('chat-stream-billing-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 const IDENTITY: Identity = { accountId: 'acct_stream', keyHash: 'cd'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const PRICE = { prompt_per_million: '1', completion_per_million: '2' };

@@ -12,8 +12,6 @@ import { NativeService } from './native-service';
 import { NativeTranslators } from './native-translators';
 import { CallArchiver } from '@gw/call-archive';
 
-jest.setTimeout(20_000);
-
 const IDENTITY: Identity = { accountId: 'acct_native', keyHash: 'ab'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const SECRET = 'native-routes-test-identity-secret-0123456789';
 /** The token the edge would attach to this very request. */
