@@ -1,6 +1,5 @@
 import * as path from 'node:path';
 import { createFsBlobStore } from './fs/fs-blob-store';
-import { createGridFsBlobStore } from './gridfs/gridfs-blob-store';
 import type { BlobStore } from './port';
 
 export type BlobStoreConfig = { engine: 'fs'; root: string } | { engine: 'gridfs'; url: string; bucket?: string };
@@ -11,5 +10,8 @@ export function blobConfigFor(store: { engine: 'embedded'; dataDir: string } | {
 }
 
 export function createBlobStore(cfg: BlobStoreConfig): BlobStore {
-  return cfg.engine === 'fs' ? createFsBlobStore(cfg.root) : createGridFsBlobStore({ url: cfg.url, bucket: cfg.bucket });
+  if (cfg.engine === 'fs') return createFsBlobStore(cfg.root);
+  // Loaded only when chosen, like the MongoDB store: the driver is slow to load and the files engine needs none of it.
+  const { createGridFsBlobStore } = require('./gridfs/gridfs-blob-store') as typeof import('./gridfs/gridfs-blob-store');
+  return createGridFsBlobStore({ url: cfg.url, bucket: cfg.bucket });
 }

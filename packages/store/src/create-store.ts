@@ -1,5 +1,4 @@
 import { createEmbeddedStore } from './embedded';
-import { createMongoStore } from './mongo';
 import type { Logger } from '@gw/platform';
 import type { Store } from './port';
 
@@ -10,8 +9,12 @@ export function createStore(cfg: StoreConfig, logger?: Logger): Store {
   switch (cfg.engine) {
     case 'embedded':
       return createEmbeddedStore({ dataDir: cfg.dataDir, logger });
-    case 'mongo':
+    case 'mongo': {
+      // Loaded only when chosen: the MongoDB driver takes a quarter of a second to load, which a process on the
+      // embedded engine should not pay at every start.
+      const { createMongoStore } = require('./mongo') as typeof import('./mongo');
       return createMongoStore({ url: cfg.url, opTimeoutMs: cfg.opTimeoutMs, logger });
+    }
     default:
       throw new Error(`Unknown store engine '${(cfg as { engine?: unknown }).engine}'`);
   }
