@@ -86,10 +86,22 @@ export interface Collection<T extends Doc> {
   deleteMany(filter: Filter): Promise<number>;
 }
 
+/** The synchronous operations a write given to `Store.atomically` may run, with the same semantics as `Collection`'s. */
+export interface AtomicCollection<T extends Doc> {
+  findOneAndUpdate(filter: Filter, update: Update, opts?: FindOneAndUpdateOptions): T | null;
+  insertMany(docs: T[], opts?: { ignoreDuplicates?: boolean }): InsertManyResult;
+}
+
 export interface Store {
   /** Engine name, for logs and health: `embedded` or `mongo`. */
   readonly engine: string;
   collection<T extends Doc>(name: string): Collection<T>;
+  /**
+   * Runs `write` as one atomic step over several collections: all of its changes land, or none (a throw
+   * undoes them). Offered only by engines that can (the embedded engine, inside one transaction of its group
+   * commit); absent elsewhere, where a caller takes its steps one by one.
+   */
+  atomically?<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R): Promise<R>;
   /** True when the engine answers; used by readiness. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -20,7 +20,7 @@ export class TopicLogs {
   private readonly topics: Collection<TopicDoc>;
   private readonly groups: Collection<GroupDoc>;
   private readonly indexed = new Map<string, Promise<void>>();
-  /** In-process appends to one topic run one at a time, so only a failed append can leave a gap. */
+  /** Appends to one topic in this process, one at a time where the store has no atomic write. */
   private readonly appends = new KeyedQueue();
 
   constructor(private readonly store: Store) {
@@ -29,28 +29,32 @@ export class TopicLogs {
   }
 
   /** Appends messages in order; resolves once they are stored. Returns the last sequence. */
-  append<T>(topic: string, messages: OutgoingMessage<T>[]): Promise<number> {
+  async append<T>(topic: string, messages: OutgoingMessage<T>[]): Promise<number> {
+    const log = await this.log(topic);
+    const n = messages.length;
+    const reserve = { $inc: { seq: n }, $setOnInsert: { trimmedThrough: 0 } };
+    const entries = (last: number, publishedAt = Date.now()): LogEntryDoc[] => messages.map((m, i) => ({
+      _id: entryId(last - n + 1 + i),
+      seq: last - n + 1 + i,
+      key: m.key,
+      value: JSON.stringify(m.value ?? null),
+      publishedAt,
+    }));
+    if (this.store.atomically) {
+      // The reservation and its entries in one transaction: one commit, and no gap even if the process dies.
+      return this.store.atomically((collection) => {
+        const meta = collection<TopicDoc>(TOPICS_COLLECTION).findOneAndUpdate({ _id: topic }, reserve, { upsert: true, returnDocument: 'after' });
+        if (!meta) throw new Error(`could not reserve sequences on topic ${topic}`);
+        collection<LogEntryDoc>(log.name).insertMany(entries(meta.seq));
+        return meta.seq;
+      });
+    }
+    // Elsewhere two steps, one append at a time per topic in this process, so only a failed append leaves a gap.
     return this.appends.run(topic, async () => {
-      const log = await this.log(topic);
-      const n = messages.length;
-      // Reserve n sequences atomically; another process on a shared store gets a disjoint range.
-      const meta = await this.topics.findOneAndUpdate(
-        { _id: topic },
-        { $inc: { seq: n }, $setOnInsert: { trimmedThrough: 0 } },
-        { upsert: true, returnDocument: 'after' },
-      );
+      // Another process on a shared store gets a disjoint range.
+      const meta = await this.topics.findOneAndUpdate({ _id: topic }, reserve, { upsert: true, returnDocument: 'after' });
       if (!meta) throw new Error(`could not reserve sequences on topic ${topic}`);
-      const first = meta.seq - n + 1;
-      const publishedAt = Date.now();
-      await log.insertMany(
-        messages.map((m, i) => ({
-          _id: entryId(first + i),
-          seq: first + i,
-          key: m.key,
-          value: JSON.stringify(m.value ?? null),
-          publishedAt,
-        })),
-      );
+      await log.insertMany(entries(meta.seq));
       return meta.seq;
     });
   }

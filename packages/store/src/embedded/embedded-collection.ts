@@ -1,5 +1,6 @@
 import {
   DuplicateKeyError,
+  type AtomicCollection,
   type Collection,
   type Doc,
   type Filter,
@@ -112,16 +113,37 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async insertMany(docs: T[], opts: { ignoreDuplicates?: boolean } = {}): Promise<InsertManyResult> {
     const stored = docs.map((d) => this.toStoredDoc(d));
-    const result: InsertManyResult = { insertedIds: [], duplicateIds: [] };
-    if (stored.length === 0) return result;
-    return this.mutate(() => {
-      // Without ignoreDuplicates the first duplicate rolls the whole call back (the port allows either).
-      for (const doc of stored) {
-        if (this.insert(doc, opts.ignoreDuplicates)) result.insertedIds.push(doc._id as string);
-        else result.duplicateIds.push(doc._id as string);
+    if (stored.length === 0) return { insertedIds: [], duplicateIds: [] };
+    return this.mutate(() => this.insertStored(stored, opts.ignoreDuplicates ?? false));
+  }
+
+  /** This collection's operations for a write already running inside the group commit (`Store.atomically`). */
+  atomic(): AtomicCollection<T> {
+    const duplicateKeys = <R>(step: () => R): R => {
+      try {
+        return step();
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new DuplicateKeyError(this.name, (err as Error).message);
+        throw err;
       }
-      return result;
-    });
+    };
+    return {
+      findOneAndUpdate: (filter, update, opts = {}) => {
+        const r = duplicateKeys(() => this.updateSingleNow(filter, planUpdate(update), opts.upsert ?? false));
+        return ((opts.returnDocument === 'before' ? r.before : r.after) as T | null) ?? null;
+      },
+      insertMany: (docs, opts = {}) => duplicateKeys(() => this.insertStored(docs.map((d) => this.toStoredDoc(d)), opts.ignoreDuplicates ?? false)),
+    };
+  }
+
+  /** Without `ignoreDuplicates` the first duplicate throws, and the write it is part of rolls back whole. */
+  private insertStored(stored: PlainObject[], ignoreDuplicates: boolean): InsertManyResult {
+    const result: InsertManyResult = { insertedIds: [], duplicateIds: [] };
+    for (const doc of stored) {
+      if (this.insert(doc, ignoreDuplicates)) result.insertedIds.push(doc._id as string);
+      else result.duplicateIds.push(doc._id as string);
+    }
+    return result;
   }
 
   async findOne(filter: Filter, opts: Omit<FindOptions, 'limit'> = {}): Promise<T | null> {
@@ -221,22 +243,24 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   /** The first match updated in place, or an upserted document; one atomic step. */
   private updateSingle(filter: Filter, update: Update, upsert: boolean): Promise<SingleUpdate> {
     const changes = planUpdate(update);
-    return this.mutate(() => {
-      const [current] = this.select(filter, undefined, 0, 1);
-      if (current) {
-        const next = applyUpdate(cloneValue(current.doc), changes, false);
-        const modified = !valuesEqual(next, current.doc);
-        if (modified) this.replace(current.rowid, next);
-        return { before: current.doc, after: next, modified, upsertedId: null };
-      }
-      if (!upsert) return { before: null, after: null, modified: false, upsertedId: null };
-      const created = applyUpdate(upsertBase(filter), changes, true);
-      if (created._id === undefined || created._id === null) created._id = newId();
-      requireStringId(created, this.name);
-      const stored = idFirst(created);
-      this.insert(stored);
-      return { before: null, after: cloneValue(stored), modified: false, upsertedId: stored._id as string };
-    });
+    return this.mutate(() => this.updateSingleNow(filter, changes, upsert));
+  }
+
+  private updateSingleNow(filter: Filter, changes: ReturnType<typeof planUpdate>, upsert: boolean): SingleUpdate {
+    const [current] = this.select(filter, undefined, 0, 1);
+    if (current) {
+      const next = applyUpdate(cloneValue(current.doc), changes, false);
+      const modified = !valuesEqual(next, current.doc);
+      if (modified) this.replace(current.rowid, next);
+      return { before: current.doc, after: next, modified, upsertedId: null };
+    }
+    if (!upsert) return { before: null, after: null, modified: false, upsertedId: null };
+    const created = applyUpdate(upsertBase(filter), changes, true);
+    if (created._id === undefined || created._id === null) created._id = newId();
+    requireStringId(created, this.name);
+    const stored = idFirst(created);
+    this.insert(stored);
+    return { before: null, after: cloneValue(stored), modified: false, upsertedId: stored._id as string };
   }
 
   /** Matching rows in order: SQL narrows (and orders, where that is exact), the matcher decides. */

@@ -2,7 +2,7 @@ import Datastore from '@seald-io/nedb';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Doc } from '../port';
+import { DuplicateKeyError, type Doc } from '../port';
 import { createEmbeddedStore } from './embedded-store';
 
 /** What only the embedded engine has: its database file, migration of old datafiles, SQL translation limits. */
@@ -95,6 +95,28 @@ describe('embedded store on SQLite', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(150);
     expect(results.filter((r) => r.status === 'rejected')).toHaveLength(50);
     expect(await docs.count({})).toBe(150);
+    await store.close();
+  });
+
+  it('runs an atomic write over two collections whole, and undoes all of it when a step fails', async () => {
+    const store = createEmbeddedStore({ dataDir });
+    type Counter = Doc & { seq: number };
+    type Entry = Doc & { seq: number };
+    const append = (ids: string[]) => store.atomically!((collection) => {
+      const counter = collection<Counter>('counters').findOneAndUpdate({ _id: 'log' }, { $inc: { seq: ids.length } }, { upsert: true })!;
+      collection<Entry>('entries').insertMany(ids.map((id, i) => ({ _id: id, seq: counter.seq - ids.length + 1 + i })));
+      return counter.seq;
+    });
+    expect(await append(['a', 'b'])).toBe(2);
+    // 'b' is taken: the insert fails as a duplicate, and the counter's increment goes with it.
+    await expect(append(['c', 'b'])).rejects.toBeInstanceOf(DuplicateKeyError);
+    // Concurrent atomic writes and plain ones share the group commit; a failing one fails alone.
+    const [third, dup, other] = await Promise.allSettled([append(['d']), append(['a']), store.collection<Doc>('other').insertOne({ _id: 'o' })]);
+    expect(third).toEqual({ status: 'fulfilled', value: 3 });
+    expect(dup.status).toBe('rejected');
+    expect(other.status).toBe('fulfilled');
+    expect(await store.collection<Counter>('counters').findOne({ _id: 'log' })).toEqual({ _id: 'log', seq: 3 });
+    expect((await store.collection<Entry>('entries').find({}, { sort: { seq: 1 } })).map((e) => [e._id, e.seq])).toEqual([['a', 1], ['b', 2], ['d', 3]]);
     await store.close();
   });
 

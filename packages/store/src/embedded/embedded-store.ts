@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from '@gw/platform';
-import type { Collection, Doc, Store } from '../port';
+import type { AtomicCollection, Collection, Doc, Store } from '../port';
 import { EmbeddedCollection, INDEX_PATHS_TABLE } from './embedded-collection';
 import { migrateNedbDatafiles } from './nedb-migration';
 import { SqliteDatabase, type Synchronous } from './sqlite-database';
@@ -47,6 +47,15 @@ class EmbeddedStore implements Store {
   }
 
   collection<T extends Doc>(name: string): Collection<T> {
+    return this.embeddedCollection<T>(name);
+  }
+
+  /** One write of the group commit, so one transaction: its steps land together or not at all. */
+  atomically<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R): Promise<R> {
+    return this.db.write(() => write(<T extends Doc>(name: string) => this.embeddedCollection<T>(name).atomic()));
+  }
+
+  private embeddedCollection<T extends Doc>(name: string): EmbeddedCollection<T> {
     if (this.closed) throw new Error('Embedded store is closed');
     if (!COLLECTION_NAME.test(name)) throw new Error(`Invalid collection name '${name}'`);
     let collection = this.collections.get(name);
@@ -54,7 +63,7 @@ class EmbeddedStore implements Store {
       collection = new EmbeddedCollection<Doc>(name, this.db);
       this.collections.set(name, collection);
     }
-    return collection as unknown as Collection<T>;
+    return collection as unknown as EmbeddedCollection<T>;
   }
 
   async ping(): Promise<boolean> {
