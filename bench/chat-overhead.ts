@@ -38,7 +38,7 @@ const HELP = `Usage: node --import tsx bench/chat-overhead.ts [options]
   --connections 8,64     connection counts to measure (comma-separated)
   --duration 10          seconds per measured run (each path, each connection count, each round)
   --warmup 5             seconds of warm-up per path before measuring (at the largest connection count)
-  --rounds 1             repeat the whole sweep; rounds alternate the path order (ABBA)
+  --rounds 3             repeat the whole sweep; rounds alternate the path order (ABBA) and are pooled
   --out bench/results    directory for <date>.json
   --no-save              print only, write no JSON
   --no-stream            skip the streaming half (stream: true, time to first token)
@@ -69,7 +69,7 @@ function parseOptions(): Options {
       connections: { type: 'string', default: '8,64' },
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '3' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       'no-save': { type: 'boolean', default: false },
       'profile-gateway': { type: 'string' },
