@@ -8,7 +8,7 @@ import { loadKeysConfig, startKeysService } from '@gw/keys';
 import { loadMediaConfig, startMediaService } from '@gw/media';
 import { loadWebhooksConfig, readOrCreateSecretsKey, startWebhooksService } from '@gw/webhooks';
 import { createBus, type Bus } from '@gw/bus';
-import { createStore, type Store } from '@gw/store';
+import { createStore, WalCheckpointer, type Store } from '@gw/store';
 import { startSimulators } from '@gw/simulators';
 import type { Logger, RunningService } from '@gw/platform';
 import { randomBytes } from 'node:crypto';
@@ -47,8 +47,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     MEDIA_PUBLIC_BASE_URL: opts.env.MEDIA_PUBLIC_BASE_URL || `http://127.0.0.1:${opts.env.EDGE_PORT || 8080}`,
   };
   const stores: Store[] = [];
+  // One thread checkpoints every store's WAL, so no commit on the event loop has to.
+  const checkpointer = new WalCheckpointer({ logger: logger.child({ component: 'wal-checkpointer' }) });
   const openStore = (name: string) => {
-    const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name) }, logger.child({ service: name, component: 'store' }));
+    const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name), checkpointer }, logger.child({ service: name, component: 'store' }));
     stores.push(s);
     return s;
   };
@@ -93,6 +95,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       await billingBlobs.close();
       await mediaBlobs.close();
       for (const s of stores) await s.close();
+      await checkpointer.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createBus, type Bus } from '@gw/bus';
-import { createStore, type Store } from '@gw/store';
+import { createStore, WalCheckpointer, type Store } from '@gw/store';
 import { createLogger, installShutdown, startTracing, type EngineConfig, type Logger, type RunningService } from '@gw/platform';
 
 export interface Closeable {
@@ -13,11 +13,13 @@ export interface Engines extends Closeable {
 
 /** Opens the store and bus a service's configuration selects (the embedded bus lives in the store). */
 export async function openEngines(cfg: EngineConfig, clientId: string, logger: Logger): Promise<Engines> {
-  const store = createStore(cfg.store, logger);
+  // The embedded store's WAL checkpoints run on a thread of their own, off the event loop.
+  const checkpointer = cfg.store.engine === 'embedded' ? new WalCheckpointer({ logger: logger.child({ component: 'wal-checkpointer' }) }) : undefined;
+  const store = createStore(cfg.store.engine === 'embedded' ? { ...cfg.store, checkpointer } : cfg.store, logger);
   const bus = cfg.bus.engine === 'kafka'
     ? createBus({ engine: 'kafka', brokers: cfg.bus.brokers, clientId, namespace: cfg.bus.namespace }, logger)
     : createBus({ engine: 'embedded', store }, logger);
-  return { store, bus, close: async () => { await bus.close(); await store.close(); } };
+  return { store, bus, close: async () => { await bus.close(); await store.close(); await checkpointer?.close(); } };
 }
 
 /** For a service that owns no data (the edge): a store is opened only when the embedded bus needs one. */

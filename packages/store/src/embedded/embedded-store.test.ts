@@ -1,9 +1,10 @@
 import Datastore from '@seald-io/nedb';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuplicateKeyError, type Doc } from '../port';
 import { createEmbeddedStore } from './embedded-store';
+import { WalCheckpointer } from './wal-checkpointer';
 
 /** What only the embedded engine has: its database file, migration of old datafiles, SQL translation limits. */
 describe('embedded store on SQLite', () => {
@@ -118,6 +119,41 @@ describe('embedded store on SQLite', () => {
     expect(await store.collection<Counter>('counters').findOne({ _id: 'log' })).toEqual({ _id: 'log', seq: 3 });
     expect((await store.collection<Entry>('entries').find({}, { sort: { seq: 1 } })).map((e) => [e._id, e.seq])).toEqual([['a', 1], ['b', 2], ['d', 3]]);
     await store.close();
+  });
+
+  it('keeps the WAL small with a checkpointer thread, where without one it grows until the commit-time checkpoint', async () => {
+    const body = 'x'.repeat(2_000);
+    // 4 MB in 200 commits: well under the 10,000-page (40 MB) threshold of the commit-time checkpoint.
+    const writeAndMeasure = async (dir: string, checkpointer?: WalCheckpointer) => {
+      const store = createEmbeddedStore({ dataDir: dir, checkpointer });
+      const docs = store.collection<Doc & { body: string }>('docs');
+      for (let commit = 0; commit < 200; commit++) {
+        await Promise.all(Array.from({ length: 10 }, (_, i) => docs.insertOne({ _id: `${commit}-${i}`, body })));
+        if (checkpointer && commit % 20 === 19) await new Promise((r) => setTimeout(r, 25));
+      }
+      const walBytes = (await stat(join(dir, 'store.sqlite-wal'))).size;
+      const stats = await checkpointer?.stats();
+      await store.close();
+      return { walBytes, stats };
+    };
+    const checkpointer = new WalCheckpointer({ intervalMs: 10 });
+    try {
+      const withThread = await writeAndMeasure(join(dataDir, 'with'), checkpointer);
+      const without = await writeAndMeasure(join(dataDir, 'without'));
+      expect(without.walBytes).toBeGreaterThan(4_000_000);
+      expect(withThread.walBytes).toBeLessThan(without.walBytes / 4);
+      expect(withThread.stats).toEqual([expect.objectContaining({ path: join(dataDir, 'with', 'store.sqlite') })]);
+      expect(withThread.stats![0].frames).toBeGreaterThan(1_000);
+      // The store let go of its file at close.
+      expect(await checkpointer.stats()).toEqual([]);
+    } finally {
+      await checkpointer.close();
+    }
+    // Every write is there after the last connection closed, and that close left no WAL behind.
+    const reopened = createEmbeddedStore({ dataDir: join(dataDir, 'with') });
+    expect(await reopened.collection('docs').count({})).toBe(2_000);
+    await reopened.close();
+    expect(await readdir(join(dataDir, 'with'))).toEqual(['store.sqlite']);
   });
 
   it('refuses operations after close and collection names that are not table names', async () => {

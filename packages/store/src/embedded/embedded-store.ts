@@ -5,6 +5,7 @@ import type { AtomicCollection, Collection, Doc, Store } from '../port';
 import { EmbeddedCollection, INDEX_PATHS_TABLE } from './embedded-collection';
 import { migrateNedbDatafiles } from './nedb-migration';
 import { SqliteDatabase, type Synchronous } from './sqlite-database';
+import type { WalCheckpointer } from './wal-checkpointer';
 
 export interface EmbeddedStoreConfig {
   /** Folder holding the store's database (`store.sqlite`, with its `-wal` and `-shm` files); created when missing. */
@@ -13,6 +14,11 @@ export interface EmbeddedStoreConfig {
   synchronous?: Synchronous;
   /** The owning service's logger; the store's lines add only `component`. */
   logger?: Logger;
+  /**
+   * Runs this store's WAL checkpoints off the event loop; one serves every store of a process. Without one,
+   * SQLite checkpoints inside the commit that crosses its threshold, on the event loop.
+   */
+  checkpointer?: WalCheckpointer;
 }
 
 export const DATABASE_FILE = 'store.sqlite';
@@ -34,7 +40,7 @@ class EmbeddedStore implements Store {
     const dataDir = resolve(cfg.dataDir);
     const log = (cfg.logger ?? createLogger(null)).child({ component: 'store-embedded' });
     mkdirSync(dataDir, { recursive: true });
-    this.db = new SqliteDatabase(join(dataDir, DATABASE_FILE), cfg.synchronous, log);
+    this.db = new SqliteDatabase(join(dataDir, DATABASE_FILE), cfg.synchronous, log, cfg.checkpointer);
     try {
       this.db.exec(
         `CREATE TABLE IF NOT EXISTS ${INDEX_PATHS_TABLE} (collection TEXT NOT NULL, path TEXT NOT NULL, array_seen INTEGER NOT NULL, PRIMARY KEY (collection, path))`,

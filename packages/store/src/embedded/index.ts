@@ -1,1 +1,2 @@
 export { createEmbeddedStore, type EmbeddedStoreConfig } from './embedded-store';
+export { WalCheckpointer, type CheckpointStats, type WalCheckpointerOptions } from './wal-checkpointer';
