@@ -9,12 +9,13 @@
  *   node --import tsx bench/batch-10k.ts [--lines 10000] [--concurrency 32]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { usdToMicros } from '@gw/platform';
 import { cleanup, installExitHandlers, logTails, ROOT, setTempDir, startChild } from './lib/children';
+import { writeResultFile } from './lib/results';
 import { freePorts, HOST, sleep, waitFor } from './lib/net';
 import { gitRevision, PUBLIC_MODEL, writeCatalog } from './lib/setup';
 
@@ -104,8 +105,7 @@ async function main(): Promise<void> {
     gateway_rss_mb: { before: rssBefore, peak: rssPeak, after: rssMb(gateway.proc.pid!) },
     billing: { usage_billing: batch.usage_billing, balance_change_micros: spent, matches: spent === batch.usage_billing?.charged_cost_micros },
   };
-  const out = path.join(ROOT, 'bench/results', `batch-10k-${result.date.slice(0, 10)}.json`);
-  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  const out = writeResultFile(path.join(ROOT, 'bench/results'), `batch-10k-${result.date.slice(0, 10)}`, result);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\nwritten to ${path.relative(ROOT, out)}\n`);
 }
 

@@ -11,7 +11,7 @@
  *
  * Only loopback addresses; everything started here is stopped on exit, errors, Ctrl-C and a time budget.
  */
-import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ import { request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
 import { ROOT, alive, cleanup, forgetChild, installExitHandlers, logTails, onCleanup, setTempDir, startChild, type Child } from './lib/children';
+import { writeResultFile } from './lib/results';
 import { HOST, freePorts, getStatus, postJson, sleep, waitFor, withTimeout } from './lib/net';
 import { TICKS_PER_S, cpuTicks, percentile, round, settle } from './lib/stats';
 import { checkBilling, settledBalance } from './lib/billing';
@@ -496,11 +497,7 @@ async function main(): Promise<number> {
     warnings,
   };
   if (opts.save) {
-    mkdirSync(opts.outDir, { recursive: true });
-    const day = startedAt.toISOString().slice(0, 10);
-    let file = path.join(opts.outDir, `${day}.json`);
-    for (let n = 2; existsSync(file); n++) file = path.join(opts.outDir, `${day}-${n}.json`);
-    writeFileSync(file, JSON.stringify(output, null, 2) + '\n');
+    const file = writeResultFile(opts.outDir, startedAt.toISOString().slice(0, 10), output);
     process.stdout.write(`wrote ${path.relative(process.cwd(), file) || file}\n`);
   }
 

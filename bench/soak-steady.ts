@@ -9,11 +9,12 @@
  *   source <engines env> && node --import tsx bench/soak-steady.ts --mode processes --duration 60m --rate 50
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cleanup, installExitHandlers, logTails, ROOT, setTempDir, startChild } from './lib/children';
+import { writeResultFile } from './lib/results';
 import { OpenLoopLoad, type LoadWindow } from './lib/open-loop';
 import { fdCount, machine, rssMb } from './lib/proc';
 import { cpuTicks, TICKS_PER_S } from './lib/stats';
@@ -175,9 +176,7 @@ async function main(): Promise<void> {
   for (const [name, r] of Object.entries({ rss: v.rss, fds: v.fds, p99: v.p99, errors: v.errors })) say(`${name}: ${r.ok ? 'MET' : 'NOT MET'} (${r.criterion})`);
   say(`rss ${v.rss.plateau_sum_mb} -> ${v.rss.end_sum_mb} MB (${v.rss.growth === null ? '-' : (v.rss.growth * 100).toFixed(1)}%); p99 ${v.p99.plateau_ms} -> ${v.p99.end_ms} ms; ${completed} calls, ${errors} errors, ${dropped} dropped`);
   if (!args['no-save']) {
-    mkdirSync(args.out, { recursive: true });
-    const file = path.join(args.out, `soak-steady-${startedAt.toISOString().slice(0, 10)}-${MODE}.json`);
-    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    const file = writeResultFile(args.out, `soak-steady-${startedAt.toISOString().slice(0, 10)}-${MODE}`, result);
     say(`wrote ${path.relative(ROOT, file)}`);
   }
   await cleanup();

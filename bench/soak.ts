@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,6 +20,7 @@ import { Pool, request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
 import { ROOT } from './lib/children';
+import { writeResultFile } from './lib/results';
 import { HOST, sleep } from './lib/net';
 import { PRICE, PUBLIC_MODEL, gitRevision, writeCatalog } from './lib/setup';
 
@@ -235,9 +236,7 @@ async function main(): Promise<void> {
     restart: { startup_ms: Math.round(gw.startupMs), spawn_to_ready_ms: Math.round(gw.spawnToReadyMs), rss_mb: mb(restartMemory.rss), first_call_status: res.statusCode },
   };
   if (!args['no-save']) {
-    mkdirSync(args.out, { recursive: true });
-    const file = path.join(args.out, `soak-${startedAt.toISOString().slice(0, 10)}-${CALLS}.json`);
-    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    const file = writeResultFile(args.out, `soak-${startedAt.toISOString().slice(0, 10)}-${CALLS}`, result);
     process.stdout.write(`wrote ${path.relative(ROOT, file)}\n`);
   }
   if (failed > 0 || !result.billing.ok) process.exitCode = 1;
