@@ -52,9 +52,12 @@ function checkpoint(file) {
   try {
     row = file.checkpoint.get();
   } catch (err) {
-    parentPort.postMessage({ event: 'failed', path: file.path, message: String(err && err.message || err) });
+    // Once per spell of failures, not every interval.
+    if (!file.failing) parentPort.postMessage({ event: 'failed', path: file.path, message: String(err && err.message || err) });
+    file.failing = true;
     return true;
   }
+  file.failing = false;
   const ms = performance.now() - started;
   // The WAL starts over once fully copied; the counts then start from zero too.
   const restarted = row.log < file.lastLog || row.checkpointed < file.lastBackfill;
@@ -94,7 +97,7 @@ parentPort.on('message', (m) => {
         // Never wait on the writer: a checkpoint that finds the file busy tries again next time.
         db.exec('PRAGMA busy_timeout = 0');
         db.exec('PRAGMA synchronous = ' + (m.synchronous === 'full' ? 'FULL' : 'NORMAL'));
-        files.set(m.path, { path: m.path, db, checkpoint: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'), lastBackfill: 0, lastLog: 0,
+        files.set(m.path, { path: m.path, db, checkpoint: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'), lastBackfill: 0, lastLog: 0, failing: false,
           stats: { path: m.path, checkpoints: 0, frames: 0, longestMs: 0 } });
       }
       parentPort.postMessage({ id: m.id, ok: true });
