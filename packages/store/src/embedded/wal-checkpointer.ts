@@ -76,7 +76,8 @@ function tick() {
   for (const file of files.values()) {
     let tries = 0;
     const again = () => {
-      if (!files.has(file.path) || checkpoint(file) || ++tries >= workerData.catchUpTries) return;
+      // Stop when the file was removed (or removed and added again: that is another connection).
+      if (files.get(file.path) !== file || checkpoint(file) || ++tries >= workerData.catchUpTries) return;
       setTimeout(again, workerData.catchUpMs);
     };
     again();
