@@ -91,8 +91,10 @@ export class TopicLogs {
     // A slice per transaction, with a pause between: a minute of entries deleted in one transaction holds the
     // file's write lock (and this event loop) for as long as that takes, and every other writer on the file
     // (another process's connection, in SQLite's busy wait) with it. From the oldest entry kept, not the last
-    // mark: a trim cut short (a crash) left entries below it.
-    const oldest = await log.findOne({}, { sort: { seq: 1 } });
+    // mark: a trim cut short (a crash) left entries below it. The bound on `seq` is what lets the embedded store
+    // answer from the index: without it the sort is done in memory over every entry (a minute's worth, over
+    // 100 MB of garbage per trim at 1,000 calls/s).
+    const oldest = await log.findOne({ seq: { $gte: 0 } }, { sort: { seq: 1 } });
     let deleted = 0;
     for (let from = oldest ? oldest.seq - 1 : floor; from < floor; from += TRIM_SLICE) {
       deleted += await log.deleteMany({ seq: { $gt: from, $lte: Math.min(floor, from + TRIM_SLICE) } });
