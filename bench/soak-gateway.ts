@@ -3,6 +3,8 @@
  * the soak passes, reporting over IPC when it is ready (with how long the stack took to start on the data
  * present) and, when asked, its memory after a full collection (with --expose-gc). Stops on SIGTERM or when the soak goes away.
  */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
 
@@ -29,7 +31,34 @@ async function main(): Promise<void> {
     (globalThis as { gc?: () => void }).gc?.();
     process.send?.({ type: 'memory', memory: process.memoryUsage() });
   });
+  const traceFile = process.env.SOAK_MEMORY_TRACE;
+  if (traceFile) {
+    setInterval(() => {
+      const m = process.memoryUsage();
+      appendFileSync(traceFile, `${JSON.stringify({ t: Date.now(), rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers })}\n`);
+    }, 1000).unref();
+  }
+  const profileFile = process.env.SOAK_ALLOCATION_PROFILE;
+  if (profileFile) profileAllocations(profileFile, process.env.SOAK_ALLOCATION_WINDOW ?? '55-70', started);
   process.send?.({ type: 'ready', edgePort: stack.edge.httpPort, startupMs });
+}
+
+/**
+ * V8's sampling heap profiler over a window of seconds after `started`, keeping samples of objects already
+ * collected: what a burst allocated, not only what outlived it (a .heapprofile, which Chrome DevTools opens).
+ */
+function profileAllocations(file: string, window: string, started: number): void {
+  const [from, to] = window.split('-').map(Number);
+  if (!(from >= 0 && to > from)) throw new Error(`SOAK_ALLOCATION_WINDOW must be FROM-TO in seconds, got "${window}"`);
+  const session = new Session();
+  session.connect();
+  const sinceStart = performance.now() - started;
+  setTimeout(() => {
+    void session.post('HeapProfiler.startSampling', { samplingInterval: 65_536, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    setTimeout(() => {
+      void session.post('HeapProfiler.stopSampling').then(({ profile }) => writeFileSync(file, JSON.stringify(profile)));
+    }, (to - from) * 1000);
+  }, Math.max(0, from * 1000 - sinceStart));
 }
 
 main().catch((err: unknown) => {

@@ -8,6 +8,8 @@
  *
  *   node --import tsx bench/soak.ts                   # 1,000,000 calls (long)
  *   node --import tsx bench/soak.ts --calls 100000    # shorter
+ *   node --import tsx bench/soak.ts --calls 300000 --gateway-node-flags=--trace-gc --memory-trace /tmp/mem.jsonl
+ *   node --import tsx bench/soak.ts --calls 100000 --allocation-profile /tmp/a.heapprofile --allocation-window 55-70
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,6 +35,13 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
     'no-save': { type: 'boolean', default: false },
+    // Diagnosis: extra node flags for the gateway (e.g. "--trace-gc"); a file that gets the gateway's memory
+    // (no collection forced) every second as JSON lines, to time a jump in RSS; and a sampled allocation profile
+    // (.heapprofile, garbage included) of a window of seconds after the gateway started, to name what allocates then.
+    'gateway-node-flags': { type: 'string', default: '' },
+    'memory-trace': { type: 'string' },
+    'allocation-profile': { type: 'string' },
+    'allocation-window': { type: 'string', default: '55-70' },
   },
 });
 const CALLS = Number(args.calls);
@@ -96,7 +105,9 @@ async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
     BILLING_HTTP_PORT: String(billingHttp), BILLING_GRPC_PORT: String(billingGrpc), INFERENCE_HTTP_PORT: String(inferenceHttp),
     INFERENCE_GRPC_PORT: String(inferenceGrpc), KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`, BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
     KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`, BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`, INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
-  }, ['--expose-gc']);
+    ...(args['memory-trace'] ? { SOAK_MEMORY_TRACE: path.resolve(args['memory-trace']) } : {}),
+    ...(args['allocation-profile'] ? { SOAK_ALLOCATION_PROFILE: path.resolve(args['allocation-profile']), SOAK_ALLOCATION_WINDOW: args['allocation-window'] } : {}),
+  }, ['--expose-gc', ...args['gateway-node-flags'].split(/\s+/).filter(Boolean)]);
   const ready = await new Promise<{ edgePort: number; startupMs: number }>((resolve, reject) => {
     child.on('message', (m: { type?: string; edgePort: number; startupMs: number }) => m.type === 'ready' && resolve(m));
     child.once('exit', (code) => reject(new Error(`gateway exited (code ${code}) before it was ready`)));
