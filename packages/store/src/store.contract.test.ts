@@ -160,6 +160,31 @@ describe.each([
       expect((await users.findOne({}, { sort: { n: 1 }, skip: 2 }))?._id).toBe('u3');
     });
 
+    it('sorts an indexed field holding every type in MongoDB\'s type order, and limits across the types', async () => {
+      // The embedded engine reads such a sort from the index one type at a time; the order must still be MongoDB's.
+      const mixed = store.collection<{ _id: string; v?: unknown }>('mixed');
+      await mixed.ensureIndex({ fields: { v: 1 } });
+      await mixed.insertMany([
+        { _id: 'a' }, { _id: 'b', v: null }, { _id: 'c', v: 2 }, { _id: 'd', v: 1.5 }, { _id: 'e', v: 'b' }, { _id: 'f', v: 'a' },
+        { _id: 'g', v: true }, { _id: 'h', v: false }, { _id: 'i', v: new Date('2024-01-01T00:00:00Z') }, { _id: 'j', v: { x: 1 } },
+        { _id: 'k', v: 10 }, { _id: 'l', v: 'B' },
+      ]);
+      const ascending = ['a', 'b', 'd', 'c', 'k', 'l', 'f', 'e', 'j', 'h', 'g', 'i'];
+      expect(ids(await mixed.find({}, { sort: { v: 1, _id: 1 } }))).toEqual(ascending);
+      expect(ids(await mixed.find({}, { sort: { v: -1, _id: -1 } }))).toEqual([...ascending].reverse());
+      expect(ids(await mixed.find({}, { sort: { v: -1 }, limit: 3 }))).toEqual(['i', 'g', 'h']);
+      expect(ids(await mixed.find({}, { sort: { v: 1 }, skip: 2, limit: 4 }))).toEqual(['d', 'c', 'k', 'l']);
+      expect((await mixed.findOne({ v: { $exists: true } }, { sort: { v: -1 }, skip: 4 }))?._id).toBe('e');
+      // Filters SQL takes whole ($gte, $or, $and) and one it cannot ($ne).
+      expect(ids(await mixed.find({ v: { $gte: 2 } }, { sort: { v: -1 } }))).toEqual(['k', 'c']);
+      expect(ids(await mixed.find({ $or: [{ v: 'a' }, { v: { $lt: 2 } }] }, { sort: { v: 1 } }))).toEqual(['d', 'f']);
+      expect(await mixed.count({ $or: [{ v: 'a' }, { v: { $lt: 2 } }] })).toBe(2);
+      expect(ids(await mixed.find({ $and: [{ v: { $gte: 1 } }, { v: { $lt: 10 } }] }, { sort: { v: 1 } }))).toEqual(['d', 'c']);
+      expect(ids(await mixed.find({ v: { $ne: 'a' } }, { sort: { v: 1, _id: 1 }, limit: 5 }))).toEqual(['a', 'b', 'd', 'c', 'k']);
+      expect(await mixed.deleteMany({ $or: [{ v: { $gt: 5 } }, { v: true }, { v: false }] })).toBe(3);
+      expect(ids(await mixed.find({}, { sort: { v: -1 }, limit: 2 }))).toEqual(['i', 'j']);
+    });
+
     it('counts', async () => {
       expect(await users.count({})).toBe(5);
       expect(await users.count({ tier: 'pro' })).toBe(2);

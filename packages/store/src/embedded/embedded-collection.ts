@@ -19,6 +19,7 @@ import { applyUpdate, idFirst, planUpdate, upsertBase } from '../semantics/updat
 import { cloneValue, isPlainObject, toStoredValue, valuesEqual, type PlainObject } from '../semantics/values';
 import { decodeDoc, encodeDoc } from './json-codec';
 import { fieldExpr, isPlainPath, jsonPath, translateFilter, type SqlParam } from './sql-filter';
+import { sqlSortPlan } from './sql-sort';
 import { isUniqueViolation, type SqliteDatabase } from './sqlite-database';
 
 /** Per collection and indexed path: whether any document ever reached an array on it (then SQL cannot match it). */
@@ -263,40 +264,46 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return { before: null, after: cloneValue(stored), modified: false, upsertedId: stored._id as string };
   }
 
-  /** Matching rows in order: SQL narrows (and orders, where that is exact), the matcher decides. */
+  /** Matching rows in order: SQL narrows and orders (see sqlSortPlan), the matcher decides. */
   private select(filter: Filter, sort: Record<string, 1 | -1> | undefined, skip: number, limit: number): Row[] {
     this.ready();
     const sql = translateFilter(filter, this.translatable);
     const matches = compileFilter(filter);
-    const sortKeys = Object.entries(sort ?? {});
-    let order = 'rowid';
-    const sqlSorted = sortKeys.length === 0 || (sortKeys.length === 1 && (sortKeys[0][0] === '_id' || sql.typed.has(sortKeys[0][0])));
-    if (sortKeys.length === 1 && sqlSorted) {
-      const [path, direction] = sortKeys[0];
-      if (direction !== 1 && direction !== -1) throw new Error(`Sort direction for '${path}' must be 1 or -1`);
-      order = `${fieldExpr(path)} ${direction === 1 ? 'ASC' : 'DESC'}, rowid`;
-    }
-    const params: SqlParam[] = [...sql.params];
-    let text = `SELECT rowid, doc FROM ${this.table} WHERE ${sql.where} ORDER BY ${order}`;
-    const pushDown = sql.exact && sqlSorted && Number.isFinite(limit);
-    if (pushDown) {
-      text += ' LIMIT ? OFFSET ?';
-      params.push(limit, skip);
-    }
-    const wanted = sqlSorted && !pushDown ? skip + limit : Infinity;
+    const keys = Object.entries(sort ?? {});
+    for (const [path, direction] of keys) if (direction !== 1 && direction !== -1) throw new Error(`Sort direction for '${path}' must be 1 or -1`);
+    const plan = sqlSortPlan(keys, sql.typed, this.translatable);
+    const read = (where: string, order: string, limitSql = '', extra: SqlParam[] = []) =>
+      this.db.statement(`SELECT rowid, doc FROM ${this.table} WHERE (${sql.where}) AND ${where} ORDER BY ${order}${limitSql}`)
+        .iterate(...sql.params, ...extra) as Iterable<{ rowid: number; doc: string }>;
+    const collect = (raws: Iterable<{ rowid: number; doc: string }>, wanted: number): Row[] => {
+      const rows: Row[] = [];
+      if (wanted <= 0) return rows;
+      for (const raw of raws) {
+        const doc = decodeDoc(raw.doc, this.name);
+        if (!sql.exact && !matches(doc)) continue;
+        rows.push({ rowid: raw.rowid, doc });
+        if (rows.length >= wanted) break;
+      }
+      return rows;
+    };
+    if (!plan) return this.sortRows(collect(read('1', 'rowid'), Infinity), sort!).slice(skip, skip + limit);
+    // One bracket and an exact filter: SQLite skips and limits.
+    if (plan.length === 1 && sql.exact && Number.isFinite(limit)) return collect(read(plan[0].where, plan[0].order, ' LIMIT ? OFFSET ?', [limit, skip]), limit);
+    const wanted = skip + limit;
     const rows: Row[] = [];
-    for (const raw of this.db.statement(text).iterate(...params) as Iterable<{ rowid: number; doc: string }>) {
-      const doc = decodeDoc(raw.doc, this.name);
-      if (!sql.exact && !matches(doc)) continue;
-      rows.push({ rowid: raw.rowid, doc });
+    for (const bracket of plan) {
+      const remaining = wanted - rows.length;
+      const limitSql = sql.exact && !bracket.inMemory && Number.isFinite(remaining) ? ' LIMIT ?' : '';
+      const found = collect(read(bracket.where, bracket.order, limitSql, limitSql ? [remaining] : []), bracket.inMemory ? Infinity : remaining);
+      for (const row of bracket.inMemory ? this.sortRows(found, sort!).slice(0, remaining) : found) rows.push(row);
       if (rows.length >= wanted) break;
     }
-    if (pushDown) return rows;
-    if (!sqlSorted) {
-      const byDoc = new Map(rows.map((r) => [r.doc, r]));
-      return sortDocuments(rows.map((r) => r.doc), sort!).slice(skip, skip + limit).map((d) => byDoc.get(d)!);
-    }
     return rows.slice(skip, skip + limit);
+  }
+
+  private sortRows(rows: Row[], sort: Record<string, 1 | -1>): Row[] {
+    const byDoc = new Map(rows.map((r) => [r.doc, r]));
+    return sortDocuments(rows.map((r) => r.doc), sort).map((d) => byDoc.get(d)!);
   }
 
   private readonly translatable = (path: string): boolean => path === '_id' || (this.paths!.get(path) === false && isPlainPath(path));

@@ -2,6 +2,7 @@ import Datastore from '@seald-io/nedb';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { DuplicateKeyError, type Doc } from '../port';
 import { createEmbeddedStore } from './embedded-store';
 import { WalCheckpointer } from './wal-checkpointer';
@@ -86,6 +87,37 @@ describe('embedded store on SQLite', () => {
     expect((await items.find({ tag: 'a' }, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(['1', '3', '5']);
     expect(await items.count({ tag: 'a' })).toBe(3);
     expect(await items.deleteMany({ tag: 'x' })).toBe(1);
+    await store.close();
+  });
+
+  it('answers a sorted read with a limit, and an $or, from the index without reading the rows it does not return', async () => {
+    const store = createEmbeddedStore({ dataDir });
+    type Job = Doc & { kind: string; status: string; at?: unknown };
+    const jobs = store.collection<Job>('jobs');
+    await jobs.ensureIndex({ fields: { kind: 1, status: 1, at: 1 } });
+    const docs: Job[] = Array.from({ length: 2_000 }, (_, i) => ({ _id: `j${i}`, kind: 'chat', status: i % 100 === 7 ? 'queued' : 'done', at: i }));
+    docs.push({ _id: 'no-at', kind: 'chat', status: 'done' }, { _id: 'text-at', kind: 'chat', status: 'done', at: 'x' });
+    await jobs.insertMany(docs);
+    // A row that cannot be decoded shows whether a read touched it: JSON5, which SQLite's indexes read and
+    // JSON.parse refuses. Reading every match to sort them in memory would throw on it.
+    const side = new DatabaseSync(join(dataDir, 'store.sqlite'));
+    try {
+      side.exec('PRAGMA busy_timeout = 5000');
+      side.exec(`UPDATE "doc:jobs" SET doc = '{_id: "j1500", kind: "chat", status: "done", at: 1500}' WHERE id = 'j1500'`);
+    } finally {
+      side.close();
+    }
+    const ids = (found: Job[]) => found.map((d) => d._id);
+    // No bound on `at`: read one type at a time, missing first, so nothing past the limit is read.
+    expect(ids(await jobs.find({ kind: 'chat' }, { sort: { at: 1 }, limit: 3 }))).toEqual(['no-at', 'j0', 'j1']);
+    expect(ids(await jobs.find({ kind: 'chat' }, { sort: { at: -1 }, limit: 2 }))).toEqual(['text-at', 'j1999']);
+    expect(ids(await jobs.find({ kind: 'chat', status: 'queued' }, { sort: { at: 1, _id: 1 }, limit: 2 }))).toEqual(['j7', 'j107']);
+    // An $or of exact branches is exact: SQL selects, nothing else is decoded.
+    const either = { kind: 'chat', $or: [{ status: 'queued', at: { $gte: 1900 } }, { at: { $lt: 2 } }] };
+    expect(ids(await jobs.find(either, { sort: { at: 1 } }))).toEqual(['j0', 'j1', 'j1907']);
+    expect(await jobs.count(either)).toBe(3);
+    // The control: a read that has to look at every row does reach the unreadable one.
+    await expect(jobs.find({ kind: 'chat', status: { $ne: 'queued' } })).rejects.toThrow(/not JSON/);
     await store.close();
   });
 

@@ -16,7 +16,7 @@ export interface SqlFilter {
   where: string;
   params: SqlParam[];
   exact: boolean;
-  /** Paths the translated conditions restrict to one type, so SQL's order on them is MongoDB's order. */
+  /** Paths the translated conditions restrict to numbers or strings, on which SQL's order is MongoDB's order. */
   typed: Set<string>;
 }
 
@@ -51,7 +51,7 @@ class Translation {
   readonly typed = new Set<string>();
   exact = true;
 
-  constructor(private readonly translatable: (path: string) => boolean) {}
+  constructor(readonly translatable: (path: string) => boolean) {}
 
   field(path: string, condition: unknown): void {
     if (!this.translatable(path)) return void (this.exact = false);
@@ -106,9 +106,31 @@ function typeOf(path: string): string {
 
 export function translateFilter(filter: Filter, translatable: (path: string) => boolean): SqlFilter {
   const t = new Translation(translatable);
+  addFilter(t, filter);
+  return { where: t.parts.length > 0 ? t.parts.join(' AND ') : '1', params: t.params, exact: t.exact, typed: t.typed };
+}
+
+const isClauseList = (v: unknown): v is Filter[] =>
+  Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === 'object' && c !== null && !Array.isArray(c));
+
+function addFilter(t: Translation, filter: Filter): void {
   for (const [key, condition] of Object.entries(filter)) {
-    if (key.startsWith('$')) t.exact = false;
+    if (key === '$and' && isClauseList(condition)) for (const clause of condition) addFilter(t, clause);
+    else if (key === '$or' && isClauseList(condition)) addAlternatives(t, condition);
+    else if (key.startsWith('$')) t.exact = false;
     else t.field(key, condition);
   }
-  return { where: t.parts.length > 0 ? t.parts.join(' AND ') : '1', params: t.params, exact: t.exact, typed: t.typed };
+}
+
+/**
+ * `$or`: each branch's SQL selects a superset of what the branch matches, so their disjunction narrows
+ * correctly even where a branch was only partly translated; it is exact when every branch is. A path is typed
+ * when every branch restricts it (to number or string: SQL orders those two as MongoDB does).
+ */
+function addAlternatives(t: Translation, branches: Filter[]): void {
+  const translated = branches.map((b) => translateFilter(b, t.translatable));
+  t.parts.push(`(${translated.map((b) => `(${b.where})`).join(' OR ')})`);
+  for (const b of translated) t.params.push(...b.params);
+  if (!translated.every((b) => b.exact)) t.exact = false;
+  for (const path of translated[0].typed) if (translated.every((b) => b.typed.has(path))) t.typed.add(path);
 }
