@@ -49,11 +49,25 @@ export const EXTRA_BODY_RESERVED_FIELDS: readonly string[] = CHAT_REQUEST_FIELDS
 const isSet = (value: unknown): boolean => value !== undefined && value !== null;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+type Restriction = [keyof ChatCompletionRequest, Exclude<ParameterSupport, 'supported'>];
+/** Per capabilities object, the parameters it does not honour in full: routing asks several times per request. */
+const restrictionsOf = new WeakMap<ChatCapabilities, Restriction[]>();
+
+function restrictions(capabilities: ChatCapabilities): Restriction[] {
+  let list = restrictionsOf.get(capabilities);
+  if (!list) {
+    list = (Object.entries(capabilities.parameters) as Array<[keyof ChatCompletionRequest, ParameterSupport]>)
+      .filter((entry): entry is Restriction => entry[1] !== 'supported');
+    restrictionsOf.set(capabilities, list);
+  }
+  return list;
+}
+
 /** The first parameter of `req` the provider cannot honour, or an extra_body key it reserves; null when none. */
 export function findUnsupported(capabilities: ChatCapabilities, req: ChatCompletionRequest): UnsupportedInRequest | null {
-  for (const [field, support] of Object.entries(capabilities.parameters) as Array<[keyof ChatCompletionRequest, ParameterSupport]>) {
+  for (const [field, support] of restrictions(capabilities)) {
     const value = req[field];
-    if (!isSet(value) || support === 'supported') continue;
+    if (!isSet(value)) continue;
     if (support === 'unsupported') {
       return { param: field, message: `${field} is not supported by this model's provider`, code: 'unsupported_parameter' };
     }
