@@ -277,7 +277,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
         .iterate(...sql.params, ...extra) as Iterable<{ rowid: number; doc: string }>;
     const collect = (raws: Iterable<{ rowid: number; doc: string }>, wanted: number): Row[] => {
       const rows: Row[] = [];
-      if (wanted <= 0) return rows;
       for (const raw of raws) {
         const doc = decodeDoc(raw.doc, this.name);
         if (!sql.exact && !matches(doc)) continue;
