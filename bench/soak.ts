@@ -22,6 +22,7 @@ import { Pool, request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
 import { ROOT } from './lib/children';
+import { servicePorts } from './lib/soak-stacks';
 import { writeResultFile } from './lib/results';
 import { HOST, sleep } from './lib/net';
 import { PRICE, PUBLIC_MODEL, gitRevision, writeCatalog } from './lib/setup';
@@ -95,16 +96,14 @@ interface Gateway {
 }
 
 async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
-  const ports = await Promise.all(Array.from({ length: 8 }, freePort));
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc] = ports;
+  // Every service's port free, not only the ones the soak calls: a default port (batch's 8084) still held by the
+  // previous gateway stopped a soak started right after another.
+  const ports = await servicePorts();
   const t0 = performance.now();
   // --expose-gc: memory is sampled after a full collection, so it shows what is live, not garbage not yet collected.
   const child = spawnNode(path.join(ROOT, 'bench/soak-gateway.ts'), [], {
     ...env,
-    EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), KEYS_HTTP_PORT: String(keysHttp), KEYS_GRPC_PORT: String(keysGrpc),
-    BILLING_HTTP_PORT: String(billingHttp), BILLING_GRPC_PORT: String(billingGrpc), INFERENCE_HTTP_PORT: String(inferenceHttp),
-    INFERENCE_GRPC_PORT: String(inferenceGrpc), KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`, BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
-    KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`, BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`, INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
+    ...ports,
     ...(args['memory-trace'] ? { SOAK_MEMORY_TRACE: path.resolve(args['memory-trace']) } : {}),
     ...(args['allocation-profile'] ? { SOAK_ALLOCATION_PROFILE: path.resolve(args['allocation-profile']), SOAK_ALLOCATION_WINDOW: args['allocation-window'] } : {}),
   }, ['--expose-gc', ...args['gateway-node-flags'].split(/\s+/).filter(Boolean)]);

@@ -26,7 +26,8 @@ export interface SoakStack {
 export const SERVICES = ['billing', 'keys', 'inference', 'batch', 'webhooks', 'media', 'console', 'edge'] as const;
 const PRELOAD = ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts')];
 
-async function servicePorts(): Promise<Record<string, string>> {
+/** A free port for every service of the stack, and the addresses the services reach each other at. */
+export async function servicePorts(): Promise<Record<string, string>> {
   const names = ['EDGE_PORT', 'EDGE_ADMIN_PORT', 'KEYS_HTTP_PORT', 'KEYS_GRPC_PORT', 'BILLING_HTTP_PORT', 'BILLING_GRPC_PORT', 'INFERENCE_HTTP_PORT',
     'INFERENCE_GRPC_PORT', 'BATCH_HTTP_PORT', 'WEBHOOKS_HTTP_PORT', 'MEDIA_HTTP_PORT', 'CONSOLE_HTTP_PORT'];
   const ports = await freePorts(names.length);
