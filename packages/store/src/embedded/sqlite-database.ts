@@ -136,6 +136,7 @@ export class SqliteDatabase {
     const alone = batch.length === 1;
     const asked = performance.now();
     let locked: number | null = null;
+    let committing: number | null = null;
     try {
       run('BEGIN IMMEDIATE');
       locked = performance.now();
@@ -154,6 +155,7 @@ export class SqliteDatabase {
           outcomes.push({ ok: false, value: err });
         }
       }
+      committing = performance.now();
       run('COMMIT');
     } catch (err) {
       // A lone write failed, or the transaction itself did (busy past the timeout, disk full): nothing was written.
@@ -166,7 +168,9 @@ export class SqliteDatabase {
       const waitedMs = (locked ?? end) - asked;
       const heldMs = locked === null ? 0 : end - locked;
       if (waitedMs >= SLOW_WRITE_MS || heldMs >= SLOW_WRITE_MS) {
-        this.logger?.warn({ file: this.path, waitedMs: Math.round(waitedMs), heldMs: Math.round(heldMs), writes: batch.length }, 'slow write transaction on the embedded store');
+        // commitMs apart from the writes' own time: a slow COMMIT is the disk (or the commit-time checkpoint), not the queries.
+        const commitMs = committing === null ? null : Math.round(end - committing);
+        this.logger?.warn({ file: this.path, waitedMs: Math.round(waitedMs), heldMs: Math.round(heldMs), commitMs, writes: batch.length }, 'slow write transaction on the embedded store');
       }
     }
     batch.forEach((w, i) => (outcomes[i].ok ? w.resolve(outcomes[i].value) : w.reject(outcomes[i].value)));
