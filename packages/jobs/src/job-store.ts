@@ -98,12 +98,14 @@ export class JobStore<P, R> {
    */
   async claim(workerId: string, leaseMs: number): Promise<JobDoc<P, R> | null> {
     const now = this.now();
-    const states: Filter[] = [{ status: 'queued', expires_at_ms: { $gte: now } }, { status: 'in_progress', lease_until_ms: { $lt: now } }];
-    const claimable: Filter = { kind: this.kind, $or: states };
-    // One read per state, each an index range (kind, status, created_at_ms) that stops at the page; one read of
-    // the `$or` would walk every job of the kind, finished ones included.
-    const pages = await Promise.all(states.map((state) => this.jobs.find({ kind: this.kind, ...state }, { sort: { created_at_ms: 1 }, limit: CLAIM_PAGE })));
-    const candidates = pages.flat().sort((a, b) => a.created_at_ms - b.created_at_ms).slice(0, CLAIM_PAGE);
+    const claimable: Filter = {
+      kind: this.kind,
+      $or: [
+        { status: 'queued', expires_at_ms: { $gte: now } },
+        { status: 'in_progress', lease_until_ms: { $lt: now } },
+      ],
+    };
+    const candidates = await this.jobs.find(claimable, { sort: { created_at_ms: 1 }, limit: CLAIM_PAGE });
     for (const candidate of candidates) {
       const claimed = await this.jobs.findOneAndUpdate(
         { ...claimable, _id: candidate._id },
