@@ -86,8 +86,11 @@ describe.each<EngineName>(['embedded', 'mongo'])('leased jobs contract (%s engin
       await abortableDelay(job.payload.n % 7, signal);
       return { doubled: job.payload.n * 2, by: pool };
     };
-    const pa = startPool(a, handler('a'), { workers: 3, pollMs: 10 });
-    const pb = startPool(b, handler('b'), { workers: 3, pollMs: 10 });
+    // The race under test is the claim. A lease (1 s by default here) shorter than a stall of the machine lets a
+    // job be taken over legitimately, which full runs under load did (other tests cover takeover); 10 s rules
+    // that out.
+    const pa = startPool(a, handler('a'), { workers: 3, pollMs: 10, leaseMs: 10_000 });
+    const pb = startPool(b, handler('b'), { workers: 3, pollMs: 10, leaseMs: 10_000 });
     const docs: JobDoc<Payload, Result>[] = [];
     for (let n = 0; n < 50; n++) docs.push(await enqueue(n % 2 ? a : b, n));
     pa.wake();
