@@ -259,6 +259,27 @@ describe.each<EngineName>(['embedded', 'mongo'])('leased jobs contract (%s engin
     expect(await jobs.fail(doc._id, 'w-new', { code: 'x', message: 'x' })).toBe(false);
   });
 
+  it('a claim measures its lease from the claiming write, not from before its reads', async () => {
+    // The real store, with 700 ms passing during each read: a read slowed by a stalled machine.
+    let clock = Date.now();
+    const store = location.connect();
+    const slowReads: Store = Object.create(store, {
+      collection: {
+        value: (name: string) => {
+          const real = store.collection(name);
+          return Object.create(real, {
+            find: { value: async (...args: Parameters<typeof real.find>) => { const found = await real.find(...args); clock += 700; return found; } },
+          });
+        },
+      },
+    });
+    const jobs = jobStore(slowReads, () => clock);
+    const doc = await enqueue(jobs, 1);
+    const claimed = await jobs.claim('w1', 1_000);
+    expect(claimed).toMatchObject({ _id: doc._id, worker_id: 'w1' });
+    expect(claimed?.lease_until_ms).toBe(clock + 1_000);
+  });
+
   it('claims take the oldest claimable job first; a repeated cancel keeps the first request time', async () => {
     let clock = Date.now();
     const jobs = jobStore(location.connect(), () => clock);
