@@ -1,6 +1,7 @@
 /**
- * How many finished posting ids are remembered: more than a busy consumer finishes in the statistics' prune
- * delay (5 min) plus a prune interval, so the pruner finds its marks here (about 100 bytes each).
+ * How many finished posting ids are remembered (about 100 bytes each): far more than a busy consumer finishes
+ * between two statistics prunes, and enough that a quiet account's marks are still found when its next posting
+ * drops them.
  */
 const FINISHED_POSTINGS_KEPT = 100_000;
 

@@ -191,12 +191,12 @@ export async function recordUsageStats(stats: Collection<UsageStatsRow>, entries
  * Keeps rows small: drops the marks of postings whose entries are all applied, since only a posting with
  * entries still `applying` is ever re-derived (a mark is written after its posting's insert and before its
  * applied mark, so this never races a redelivery). `sources` are where postings' entries live (the ledger,
- * the failed calls). Looks at rows of minutes before `beforeMs` that hold marks; the write requires the mark
- * count as read, so a posting counted meanwhile is kept.
+ * the failed calls). Looks at rows that hold marks, the current minute's too; the write requires the mark
+ * count as read, so a posting counted meanwhile is kept (and the row is pruned on a later pass).
  */
-export async function pruneCountedPostings(stats: Collection<UsageStatsRow>, sources: readonly Collection<PostedDoc>[], beforeMs: number,
+export async function pruneCountedPostings(stats: Collection<UsageStatsRow>, sources: readonly Collection<PostedDoc>[],
   finished?: FinishedPostings): Promise<number> {
-  const rows = await stats.find({ has_marks: true, minute_ms: { $lt: beforeMs } }, { sort: { minute_ms: 1 }, limit: PRUNE_PAGE });
+  const rows = await stats.find({ has_marks: true }, { sort: { minute_ms: 1 }, limit: PRUNE_PAGE });
   let pruned = 0;
   for (const row of rows) {
     const marks = Object.keys(row.postings ?? {});
