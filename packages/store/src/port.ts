@@ -99,9 +99,10 @@ export interface Store {
   /**
    * Runs `write` as one atomic step over several collections: all of its changes land, or none (a throw
    * undoes them). Offered only by engines that can (the embedded engine, inside one transaction of its group
-   * commit); absent elsewhere, where a caller takes its steps one by one.
+   * commit); absent elsewhere, where a caller takes its steps one by one. `label` names the write in the
+   * engine's slow-write warning.
    */
-  atomically?<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R): Promise<R>;
+  atomically?<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R, label?: string): Promise<R>;
   /** True when the engine answers; used by readiness. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -47,7 +47,7 @@ export class TopicLogs {
         if (!meta) throw new Error(`could not reserve sequences on topic ${topic}`);
         collection<LogEntryDoc>(log.name).insertMany(entries(meta.seq));
         return meta.seq;
-      });
+      }, `append ${topic}`);
     }
     // Elsewhere two steps, one append at a time per topic in this process, so only a failed append leaves a gap.
     return this.appends.run(topic, async () => {

@@ -91,7 +91,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const indexName = quoteIdent(`ix:${this.name}:${fields.join(',')}${unique ? ':unique' : ''}${sparse ? ':sparse' : ''}`);
     // A sparse index holds only documents that have one of its fields (JSON null counts as having it).
     const where = sparse ? ` WHERE ${fields.map((f) => `json_type(doc, ${jsonPath(f)}) IS NOT NULL`).join(' OR ')}` : '';
-    await this.mutate(() => {
+    await this.mutate('ensureIndex', () => {
       const paths = this.ready();
       this.db.exec(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${fields.map(fieldExpr).join(', ')})${where}`);
       for (const path of fields) {
@@ -108,14 +108,14 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async insertOne(doc: T): Promise<T> {
     const stored = this.toStoredDoc(doc);
-    await this.mutate(() => this.insert(stored));
+    await this.mutate('insertOne', () => this.insert(stored));
     return stored as T;
   }
 
   async insertMany(docs: T[], opts: { ignoreDuplicates?: boolean } = {}): Promise<InsertManyResult> {
     const stored = docs.map((d) => this.toStoredDoc(d));
     if (stored.length === 0) return { insertedIds: [], duplicateIds: [] };
-    return this.mutate(() => this.insertStored(stored, opts.ignoreDuplicates ?? false));
+    return this.mutate('insertMany', () => this.insertStored(stored, opts.ignoreDuplicates ?? false));
   }
 
   /** This collection's operations for a write already running inside the group commit (`Store.atomically`). */
@@ -171,14 +171,14 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async updateOne(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
-    const r = await this.updateSingle(filter, update, opts.upsert ?? false);
+    const r = await this.updateSingle('updateOne', filter, update, opts.upsert ?? false);
     return { matched: r.before ? 1 : 0, modified: r.modified ? 1 : 0, upsertedId: r.upsertedId };
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const changes = planUpdate(update);
     const scalarSets = topLevelScalarSets(changes);
-    return this.mutate(() => {
+    return this.mutate('updateMany', () => {
       const inSql = scalarSets && this.updateInSql(filter, scalarSets);
       if (inSql) return inSql;
       const rows = this.select(filter, undefined, 0, Infinity);
@@ -194,12 +194,12 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, opts: FindOneAndUpdateOptions = {}): Promise<T | null> {
-    const r = await this.updateSingle(filter, update, opts.upsert ?? false);
+    const r = await this.updateSingle('findOneAndUpdate', filter, update, opts.upsert ?? false);
     return ((opts.returnDocument === 'before' ? r.before : r.after) as T | null) ?? null;
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return this.mutate(() => {
+    return this.mutate('deleteOne', () => {
       const [row] = this.select(filter, undefined, 0, 1);
       if (!row) return 0;
       return Number(this.db.statement(`DELETE FROM ${this.table} WHERE rowid = ?`).run(row.rowid).changes);
@@ -207,7 +207,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return this.mutate(() => {
+    return this.mutate('deleteMany', () => {
       this.ready();
       const sql = translateFilter(filter, this.translatable);
       if (sql.exact) {
@@ -242,9 +242,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   /** The first match updated in place, or an upserted document; one atomic step. */
-  private updateSingle(filter: Filter, update: Update, upsert: boolean): Promise<SingleUpdate> {
+  private updateSingle(operation: string, filter: Filter, update: Update, upsert: boolean): Promise<SingleUpdate> {
     const changes = planUpdate(update);
-    return this.mutate(() => this.updateSingleNow(filter, changes, upsert));
+    return this.mutate(operation, () => this.updateSingleNow(filter, changes, upsert));
   }
 
   private updateSingleNow(filter: Filter, changes: ReturnType<typeof planUpdate>, upsert: boolean): SingleUpdate {
@@ -347,9 +347,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   /** Runs a write in the next group commit, with SQLite's unique violations as `DuplicateKeyError`. */
-  private async mutate<R>(task: () => R): Promise<R> {
+  private async mutate<R>(operation: string, task: () => R): Promise<R> {
     try {
-      return await this.db.write(task);
+      return await this.db.write(task, `${this.name}.${operation}`);
     } catch (err) {
       if (isUniqueViolation(err)) throw new DuplicateKeyError(this.name, (err as Error).message);
       throw err;

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { createLogger } from '@gw/platform';
 import { DuplicateKeyError, type Doc } from '../port';
 import { createEmbeddedStore } from './embedded-store';
 import { WalCheckpointer } from './wal-checkpointer';
@@ -15,6 +16,26 @@ describe('embedded store on SQLite', () => {
   });
   afterEach(async () => {
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('a slow write transaction is logged with the write that took longest, by collection and operation', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger(null, 'warn', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const store = createEmbeddedStore({ dataDir, logger });
+    const docs = store.collection<Doc & { n: number }>('docs');
+    await docs.insertOne({ _id: 'a', n: 0 });
+    // Three writes in one group commit; the labelled one holds the transaction for 600 ms.
+    await Promise.all([
+      docs.updateOne({ _id: 'a' }, { $inc: { n: 1 } }),
+      store.atomically!(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600), 'append test-topic'),
+      docs.insertOne({ _id: 'b', n: 1 }),
+    ]);
+    await store.close();
+    const slow = lines.filter((l) => l.msg === 'slow write transaction on the embedded store');
+    expect(slow).toHaveLength(1);
+    expect(slow[0]).toMatchObject({ writes: 3, slowestWrite: 'append test-topic' });
+    expect(slow[0].slowestWriteMs).toBeGreaterThanOrEqual(590);
+    expect(slow[0].heldMs).toBeGreaterThanOrEqual(slow[0].slowestWriteMs as number);
   });
 
   it('keeps one database file per data dir, readable after a reopen', async () => {

@@ -57,8 +57,8 @@ class EmbeddedStore implements Store {
   }
 
   /** One write of the group commit, so one transaction: its steps land together or not at all. */
-  atomically<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R): Promise<R> {
-    return this.db.write(() => write(<T extends Doc>(name: string) => this.embeddedCollection<T>(name).atomic()));
+  atomically<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R, label = 'atomically'): Promise<R> {
+    return this.db.write(() => write(<T extends Doc>(name: string) => this.embeddedCollection<T>(name).atomic()), label);
   }
 
   private embeddedCollection<T extends Doc>(name: string): EmbeddedCollection<T> {

@@ -21,6 +21,8 @@ const SLOW_WRITE_MS = 500;
 
 interface QueuedWrite {
   run(): unknown;
+  /** What the write is (`collection.operation`), for the slow-write warning. */
+  label: string;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -111,10 +113,10 @@ export class SqliteDatabase {
   }
 
   /** Queues a write for the next group commit; resolves with its result once that commit is on disk. */
-  write<R>(run: () => R): Promise<R> {
+  write<R>(run: () => R, label: string): Promise<R> {
     this.assertOpen();
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ run, label, resolve: resolve as (v: unknown) => void, reject });
       this.flushing ??= new Promise<void>((done) =>
         setImmediate(() => {
           try {
@@ -137,23 +139,28 @@ export class SqliteDatabase {
     const asked = performance.now();
     let locked: number | null = null;
     let committing: number | null = null;
+    // The longest write of the batch, named in the slow-write warning.
+    let slowest = { label: '', ms: 0 };
     try {
       run('BEGIN IMMEDIATE');
       locked = performance.now();
       for (const w of batch) {
+        const started = performance.now();
         if (alone) {
           outcomes.push({ ok: true, value: w.run() });
-          continue;
+        } else {
+          run('SAVEPOINT w');
+          try {
+            outcomes.push({ ok: true, value: w.run() });
+            run('RELEASE w');
+          } catch (err) {
+            run('ROLLBACK TO w');
+            run('RELEASE w');
+            outcomes.push({ ok: false, value: err });
+          }
         }
-        run('SAVEPOINT w');
-        try {
-          outcomes.push({ ok: true, value: w.run() });
-          run('RELEASE w');
-        } catch (err) {
-          run('ROLLBACK TO w');
-          run('RELEASE w');
-          outcomes.push({ ok: false, value: err });
-        }
+        const ms = performance.now() - started;
+        if (ms > slowest.ms) slowest = { label: w.label, ms };
       }
       committing = performance.now();
       run('COMMIT');
@@ -170,7 +177,10 @@ export class SqliteDatabase {
       if (waitedMs >= SLOW_WRITE_MS || heldMs >= SLOW_WRITE_MS) {
         // commitMs apart from the writes' own time: a slow COMMIT is the disk (or the commit-time checkpoint), not the queries.
         const commitMs = committing === null ? null : Math.round(end - committing);
-        this.logger?.warn({ file: this.path, waitedMs: Math.round(waitedMs), heldMs: Math.round(heldMs), commitMs, writes: batch.length }, 'slow write transaction on the embedded store');
+        this.logger?.warn({
+          file: this.path, waitedMs: Math.round(waitedMs), heldMs: Math.round(heldMs), commitMs, writes: batch.length,
+          slowestWrite: slowest.label, slowestWriteMs: Math.round(slowest.ms),
+        }, 'slow write transaction on the embedded store');
       }
     }
     batch.forEach((w, i) => (outcomes[i].ok ? w.resolve(outcomes[i].value) : w.reject(outcomes[i].value)));
