@@ -78,8 +78,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const edge = await startEdge({
     config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
     inProcess: {
-      inference: inference.httpHandler, keys: keys.httpHandler, billing: billing.httpHandler, batch: batch.httpHandler, webhooks: webhooks.httpHandler,
-      media: media.httpHandler, console: consoleService.httpHandler,
+      inference: inference.handIn, keys: keys.handIn, billing: billing.handIn, batch: batch.handIn, webhooks: webhooks.handIn,
+      media: media.handIn, console: consoleService.handIn,
     },
   });
   const services = [edge, consoleService, webhooks, media, batch, inference, keys, billing];

@@ -7,6 +7,7 @@ import { answerParserErrors } from './http-parser-errors';
 import { newTraceId } from './ids';
 import { H_TRACE_ID, type Identity } from './identity';
 import { IDENTITY_HEADER, type IdentityVerifier } from './identity-token';
+import type { HandedIdentities } from './handed-identity';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { startServerSpan, traceIdOfTraceparent, tracingEnabled, type ServerSpan } from './tracing';
@@ -39,10 +40,12 @@ export interface HttpAppOptions {
    */
   exposure?: 'internal' | 'public';
   /**
-   * Verifies the signed identity of every request except the probes and /metrics. Every service passes one;
-   * only tests of the shell itself leave it out.
+   * Verifies the signed identity of every request except the probes and /metrics (or takes the identity a caller
+   * in this process handed in with the request). Every service passes one; only tests of the shell leave it out.
    */
   identity?: IdentityVerifier;
+  /** Identities callers in this process hand in with their requests (`RunningService.handIn`), believed like tokens. */
+  handedIdentities?: HandedIdentities;
   /** One info line per request (`ACCESS_LOG`). */
   accessLog?: boolean;
   /** Names the tracer of this app's server spans (the service's name). */
@@ -87,7 +90,7 @@ export function createHttpApp(opts: HttpAppOptions) {
   // After the probes, which would flood it; before identity and the body parser, whose refusals it must show.
   // The trace id is read when the request ends, so it is the verified one.
   if (opts.accessLog) app.use(accessLog(opts.logger, (req) => req.traceId));
-  if (opts.identity) app.use(verifyIdentity(opts.identity));
+  if (opts.identity) app.use(verifyIdentity(opts.identity, opts.handedIdentities));
   // Bound once the trace id is final; anything refused before this logs through the service's logger.
   app.use((req, _res, next) => {
     req.log = opts.logger.child({ traceId: req.traceId });
@@ -116,9 +119,20 @@ export function mountProbes(app: express.Express, health: Health, metrics?: Metr
   }
 }
 
-/** Believes only a token bound to this request (method and path with query, as the edge forwarded them). */
-function verifyIdentity(verifier: IdentityVerifier): express.RequestHandler {
+/**
+ * Believes only a token bound to this request (method and path with query, as the edge forwarded them), or an
+ * identity handed in with the request object by a caller in this process.
+ */
+function verifyIdentity(verifier: IdentityVerifier, handed?: HandedIdentities): express.RequestHandler {
   return (req, res, next) => {
+    const inProcess = handed?.take(req);
+    if (inProcess) {
+      req.identity = inProcess.identity;
+      req.traceId = inProcess.traceId;
+      res.setHeader('x-trace-id', inProcess.traceId);
+      next();
+      return;
+    }
     const header = req.headers[IDENTITY_HEADER];
     const claims = verifier.verify(typeof header === 'string' ? header : undefined, { method: req.method, path: req.originalUrl });
     req.identity = claims.identity;

@@ -7,6 +7,7 @@ export * from './http';
 export { fromExpressError } from './http-errors';
 export * from './identity';
 export * from './identity-token';
+export * from './handed-identity';
 export * from './grpc-auth';
 export { KeysApiKeyAccounts } from './keys-api-key-accounts';
 export * from './ids';

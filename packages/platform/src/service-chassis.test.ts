@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { Router } from 'express';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import * as path from 'node:path';
 import { healthProto, keysProto } from '@gw/proto';
@@ -65,6 +66,31 @@ describe('startService: an internal service', () => {
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ code: '401', error: { type: 'authentication_error' } });
     expect((await fetch(`${base}/v1/me`, { headers: signed('GET', '/v1/other') })).status).toBe(401);
+  });
+
+  it('believes an identity a caller in this process hands in with the request, for that request alone', async () => {
+    // A front server of the test's: the `x-test-hand` header picks the hand-over (as the edge of the local stack
+    // does), else the request goes to the app as over the network.
+    const front = createHttpServer((req, res) => {
+      const fail = () => res.destroy();
+      const hand = req.headers['x-test-hand'];
+      if (hand === undefined) svc.httpHandler(req, res, fail);
+      else svc.handIn(req, res, fail, { identity: hand === 'anonymous' ? null : ID, traceId: 'trace-in-process' });
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    try {
+      const handed = await fetch(`${at}/v1/me`, { headers: { 'x-test-hand': 'key' } });
+      expect(handed.status).toBe(200);
+      expect(handed.headers.get('x-trace-id')).toBe('trace-in-process');
+      expect(await handed.json()).toEqual({ accountId: 'acct_1' });
+      // The same connection (keep-alive), next request not handed in: a token is required again.
+      expect((await fetch(`${at}/v1/me`)).status).toBe(401);
+      expect((await fetch(`${at}/v1/me`, { headers: { 'x-test-hand': 'anonymous' } })).status).toBe(401);
+      expect(await (await fetch(`${at}/v1/me`, { headers: signed('GET', '/v1/me') })).json()).toEqual({ accountId: 'acct_1' });
+    } finally {
+      await new Promise((resolve) => front.close(resolve));
+    }
   });
 
   it('renders errors in the envelope, and in plain JSON under the paths the service names', async () => {

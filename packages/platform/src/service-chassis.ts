@@ -8,6 +8,7 @@ import { reflectionFor } from './grpc-reflection';
 import { healthProto } from '@gw/proto';
 import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen, mountProbes } from './http';
+import { HandedIdentities } from './handed-identity';
 import { IdentityVerifier } from './identity-token';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
@@ -140,13 +141,14 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
   let grpcPort = 0;
   let adminPort = 0;
   let httpHandler: HttpHandler | null = null;
+  const handedIdentities = new HandedIdentities();
   try {
     const surfaces = await wire(scope);
     const app = createHttpApp({
       logger, health, metrics, accessLog: spec.accessLog, name: spec.name,
       exposure: spec.admin ? 'public' : 'internal',
       bodyLimitBytes: spec.bodyLimitBytes ?? null,
-      identity: verifier ?? undefined,
+      identity: verifier ?? undefined, handedIdentities,
     });
     for (const route of surfaces.routes) app.use(route);
     finishHttpApp(app, logger, { plainJsonErrorPaths: spec.plainJsonErrorPaths });
@@ -184,6 +186,10 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
   let stopping: Promise<void> | null = null;
   return {
     name: spec.name, httpPort, grpcPort, adminPort, health, httpHandler: httpHandler!,
+    handIn: (req, res, next, handed) => {
+      handedIdentities.handIn(req, handed);
+      httpHandler!(req, res, next);
+    },
     stop: () => {
       stopping ??= (async () => {
         health.startDraining();

@@ -195,7 +195,7 @@ describe('edge in front of the real keys service (embedded engines)', () => {
   describe('a service in the same process', () => {
     it('gets the request through its own app, not its port: same identity check, same answers, internal headers stripped', async () => {
       // Billing's URL points nowhere: only the in-process hand-over can answer.
-      const local = await startTestEdge({ BILLING_HTTP_URL: `http://127.0.0.1:${await deadPort()}` }, { billing: billing.httpHandler });
+      const local = await startTestEdge({ BILLING_HTTP_URL: `http://127.0.0.1:${await deadPort()}` }, { billing: billing.handIn });
       const at = `http://127.0.0.1:${local.httpPort}`;
       const balance = await fetch(`${at}/v1/billing/balance`, { headers: { authorization: `Bearer ${ADMIN}`, 'x-gw-account': 'acct_someone_else' } });
       expect(balance.status).toBe(200);

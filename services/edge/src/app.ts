@@ -4,7 +4,7 @@ import type express from 'express';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type TypedBus } from '@gw/bus';
 import {
-  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, type HttpHandler, type Logger, type RunningService,
+  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, type InProcessHandler, type Logger, type RunningService,
 } from '@gw/platform';
 import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import type { Store } from '@gw/store';
@@ -12,7 +12,7 @@ import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
 import { openEdgeRateLimits } from './limits/edge-rate-limits';
 import { serveOpenApi } from './openapi-route';
-import { checkDeclaredBodySize, forwardTo, handOver, rewriteHeaders } from './proxy/forwarding';
+import { checkDeclaredBodySize, forwardTo, rewriteHeaders } from './proxy/forwarding';
 import { matchRoute, type Upstream } from './proxy/route-table';
 
 export interface EdgeDeps {
@@ -23,9 +23,9 @@ export interface EdgeDeps {
   store?: Store;
   /**
    * Services running in this same process (the single-machine mode): requests for them are handed to their
-   * own app, with the same identity token and headers, instead of crossing loopback HTTP.
+   * own app with the identity handed over as an object, instead of crossing loopback HTTP with a token.
    */
-  inProcess?: Partial<Record<Upstream, HttpHandler>>;
+  inProcess?: Partial<Record<Upstream, InProcessHandler>>;
 }
 
 const RATE_LIMIT_HEADERS = ['requests', 'tokens'].flatMap((k) => ['limit', 'remaining', 'reset'].map((f) => `x-ratelimit-${f}-${k}`));
@@ -62,11 +62,9 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       handleBatch: async (messages) => { for (const m of messages) auth.invalidate(m.value.key_hash); },
     }, logger));
 
-    const upstream = (name: Upstream, url: string, bodyLimit = config.BODY_LIMIT_BYTES): express.RequestHandler => {
-      const local = inProcess[name];
-      return local ? handOver(local) : forwardTo(url, bodyLimit, logger, config.UPSTREAM_IDLE_TIMEOUT_MS);
-    };
-    const upstreams: Record<Upstream, express.RequestHandler> = {
+    const upstream = (name: Upstream, url: string, bodyLimit = config.BODY_LIMIT_BYTES): express.RequestHandler | null =>
+      inProcess[name] ? null : forwardTo(url, bodyLimit, logger, config.UPSTREAM_IDLE_TIMEOUT_MS);
+    const remote: Record<Upstream, express.RequestHandler | null> = {
       inference: upstream('inference', config.INFERENCE_HTTP_URL),
       keys: upstream('keys', config.KEYS_HTTP_URL),
       billing: upstream('billing', config.BILLING_HTTP_URL),
@@ -103,9 +101,16 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
         // once they are used up. Every authenticated request counts against the requests per minute.
         const spendsTokens = req.method === 'POST' && (route.upstream === 'inference' || route.upstream === 'batch');
         if (key) await limits.enforce(res, key.identity, spendsTokens, key.rateLimits);
+        const done = (err?: unknown) => next(err ?? new NotFoundError('Not found'));
+        const local = inProcess[route.upstream];
+        if (local) {
+          rewriteHeaders(req, null, traceId);
+          local(req, res, done, { identity, traceId });
+          return;
+        }
         // Bound to the path with query exactly as the proxy forwards it (req.url is not rewritten).
         rewriteHeaders(req, signer.mint({ method: req.method, path: req.url }, identity, traceId), traceId);
-        upstreams[route.upstream](req, res, (err?: unknown) => next(err ?? new NotFoundError('Not found')));
+        remote[route.upstream]!(req, res, done);
       } catch (err) {
         next(err);
       }

@@ -1,16 +1,17 @@
 import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { H_TRACE_ID, IDENTITY_HEADER, injectTraceContext, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type HttpHandler, type Logger } from '@gw/platform';
+import { H_TRACE_ID, IDENTITY_HEADER, injectTraceContext, INTERNAL_HEADER_PREFIX, PayloadTooLargeError, sendError, UnavailableError, type Logger } from '@gw/platform';
 import { endCutResponses } from './cut-responses';
 
 /**
- * Removes every header a client must not be able to set (anything internal) and the caller's secret, then
- * attaches the signed identity token (bound to this request) and the trace id. Services believe only the token.
+ * Removes every header a client must not be able to set (anything internal) and the caller's secret, and
+ * attaches the trace id, and the signed identity token (bound to this request) when the request crosses a
+ * network hop. Services believe only the token, or an identity handed over in-process.
  * The client's W3C trace context is replaced by the edge's span (when tracing is on), so the service's span is
  * the edge's child.
  */
-export function rewriteHeaders(req: IncomingMessage, identityToken: string, traceId: string): void {
+export function rewriteHeaders(req: IncomingMessage, identityToken: string | null, traceId: string): void {
   for (const name of Object.keys(req.headers)) {
     if (name.startsWith(INTERNAL_HEADER_PREFIX)) delete req.headers[name];
   }
@@ -20,7 +21,7 @@ export function rewriteHeaders(req: IncomingMessage, identityToken: string, trac
   delete req.headers.tracestate;
   injectTraceContext(req.headers);
   req.headers[H_TRACE_ID] = traceId;
-  req.headers[IDENTITY_HEADER] = identityToken;
+  if (identityToken !== null) req.headers[IDENTITY_HEADER] = identityToken;
 }
 
 /** Refuses a declared body over the limit before anything is forwarded. */
@@ -74,13 +75,4 @@ export function forwardTo(target: string, bodyLimit: number, logger: Logger, idl
       },
     },
   }) as unknown as RequestHandler;
-}
-
-/**
- * Hands the request to a service in this process: its own app reads the body, verifies the identity token and
- * renders its errors exactly as over HTTP, writing straight to the client's response (no second parse or
- * serialisation, no loopback socket).
- */
-export function handOver(handler: HttpHandler): RequestHandler {
-  return (req, res, next) => handler(req, res, next);
 }
