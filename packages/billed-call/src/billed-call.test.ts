@@ -13,7 +13,7 @@ interface Plan { routes: Route[] }
 const identity: Identity = { accountId: 'acct_1', keyHash: 'kh_1', isManagement: false, keyLimitMicros: null, keyLimitReset: null };
 const route = (id: string, fails = false): Route => ({ providerName: `p-${id}`, deployment: { id }, fails });
 
-function harness(opts: { refuse?: boolean; durable?: () => Promise<void> } = {}) {
+function harness(opts: { refuse?: boolean; durable?: () => Promise<void>; journaled?: () => Promise<void> } = {}) {
   const log: string[] = [];
   const records: Array<BilledCallRecord<Route, 'images', Usage>> = [];
   const failures: Array<FailedCallRecord<Route, 'images'>> = [];
@@ -45,7 +45,7 @@ function harness(opts: { refuse?: boolean; durable?: () => Promise<void> } = {})
       openStream: (start) => {
         log.push(`journal ${start.apiType} ${start.promptChars}`);
         return {
-          sendingTo: async (_provider, deployment) => { log.push(`sending ${deployment}`); },
+          sendingTo: async (_provider, deployment) => { log.push(`sending ${deployment}`); await opts.journaled?.(); log.push(`journaled ${deployment}`); },
           noteOutput: (chars) => { log.push(`output ${chars}`); },
           discard: () => { log.push('discard'); },
           close: () => { log.push('close'); },
@@ -154,9 +154,26 @@ describe('BilledCalls.stream', () => {
     s.finish({ cancelled: false });
     s.finish({ cancelled: true });
     expect(log).toEqual([
-      `reserve ${s.requestId}`, 'journal images 11', 'sending a', 'sending b', 'output 2', 'output 3', 'output 1', `record ${s.requestId}`, 'close',
+      `reserve ${s.requestId}`, 'journal images 11', 'sending a', 'journaled a', 'sending b', 'journaled b', 'output 2', 'output 3', 'output 1', `record ${s.requestId}`, 'close',
     ]);
     expect(records).toEqual([expect.objectContaining({ streamed: true, cancelled: false, usage: { tokens: 6 }, route: expect.objectContaining({ deployment: { id: 'b' } }) })]);
+  });
+
+  it('asks the provider while its journal entry is written, and hands the stream on only once the entry is durable', async () => {
+    let durable!: () => void;
+    const { calls, log } = harness({ journaled: () => new Promise<void>((resolve) => { durable = resolve; }) });
+    const base = streamSpec([route('a')]);
+    let handedOn = false;
+    const opening = calls.stream({ ...base, open: async (r: Route) => { log.push('provider asked'); return base.open(r); } }).then((s) => { handedOn = true; return s; });
+    await new Promise((r) => setTimeout(r, 20));
+    // The provider was asked without waiting for the journal's commit, but nothing went on to the client.
+    expect(log.slice(1)).toEqual(['journal images 11', 'sending a', 'provider asked']);
+    expect(handedOn).toBe(false);
+    durable();
+    const s = await opening;
+    expect(log.slice(1)).toEqual(['journal images 11', 'sending a', 'provider asked', 'journaled a']);
+    for await (const _ of s.items) { /* the client reads everything */ }
+    s.finish({ cancelled: false });
   });
 
   it('a stream whose client left still bills what was generated, marked cancelled', async () => {
@@ -179,7 +196,7 @@ describe('BilledCalls.stream', () => {
   it('a stream no route opened releases its hold, discards its journal entry, bills nothing and is reported', async () => {
     const { calls, log, records, failures } = harness();
     await expect(calls.stream(streamSpec([route('a', true)]))).rejects.toThrow('down');
-    expect(log).toEqual([expect.stringMatching(/^reserve /), 'journal images 11', 'sending a', expect.stringMatching(/^release /), expect.stringMatching(/^failed /), 'discard']);
+    expect(log).toEqual([expect.stringMatching(/^reserve /), 'journal images 11', 'sending a', 'journaled a', expect.stringMatching(/^release /), expect.stringMatching(/^failed /), 'discard']);
     expect(records).toEqual([]);
     expect(failures).toEqual([expect.objectContaining({ streamed: true, errorKind: 'upstream_error', route: expect.objectContaining({ providerName: 'p-a' }) })]);
   });

@@ -206,8 +206,14 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
     });
     const { result: stream, route } = await this.releasedOnFailure(spec, hold, { requestId, startedAt, streamed: true, tried: () => tried }, () => this.ports.router.attempt(spec.plan, async (r) => {
       tried = r;
-      await journal.sendingTo(r.providerName, r.deployment.id);
-      return spec.open(r, requestId);
+      // The entry is written while the provider is asked, and is durable before the stream (any byte of it) is
+      // handed on: the commit's wait overlaps the provider's, instead of adding to the time to first token.
+      const journaled = journal.sendingTo(r.providerName, r.deployment.id);
+      try {
+        return await spec.open(r, requestId);
+      } finally {
+        await journaled;
+      }
     }, log)).catch((err: unknown) => { journal.discard(); throw err; });
     const firstByteAt = Date.now();
     let finished = false;
