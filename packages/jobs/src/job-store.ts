@@ -97,18 +97,19 @@ export class JobStore<P, R> {
    * (its worker died or stalled). Returns it as claimed (attempts counted), or null when there is none.
    */
   async claim(workerId: string, leaseMs: number): Promise<JobDoc<P, R> | null> {
-    const now = this.now();
-    const claimable: Filter = {
+    const claimableAt = (now: number): Filter => ({
       kind: this.kind,
       $or: [
         { status: 'queued', expires_at_ms: { $gte: now } },
         { status: 'in_progress', lease_until_ms: { $lt: now } },
       ],
-    };
-    const candidates = await this.jobs.find(claimable, { sort: { created_at_ms: 1 }, limit: CLAIM_PAGE });
+    });
+    const candidates = await this.jobs.find(claimableAt(this.now()), { sort: { created_at_ms: 1 }, limit: CLAIM_PAGE });
     for (const candidate of candidates) {
+      // The clock is read again for each claiming write: a slow read before it must not shorten the lease.
+      const now = this.now();
       const claimed = await this.jobs.findOneAndUpdate(
-        { ...claimable, _id: candidate._id },
+        { ...claimableAt(now), _id: candidate._id },
         {
           $set: { status: 'in_progress', worker_id: workerId, lease_until_ms: now + leaseMs },
           $inc: { attempts: 1 },
