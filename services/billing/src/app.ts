@@ -52,9 +52,14 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     await ensureFailedCallIndexes(failedCalls);
     // What the consumers marked applied, so the pruner drops their marks without looking each posting up.
     const finishedPostings = new FinishedPostings();
+    // One pass at a time: a slow pass (the MongoDB store under load) skips ticks rather than stacking them.
+    let pruning = false;
     const statsPruner = setInterval(() => {
+      if (pruning) return;
+      pruning = true;
       pruneCountedPostings(stats, [ledgerCollection(store), failedCalls], finishedPostings)
-        .catch((err: unknown) => logger.warn({ err }, 'statistics prune failed; retrying on the next tick'));
+        .catch((err: unknown) => logger.warn({ err }, 'statistics prune failed; retrying on the next tick'))
+        .finally(() => { pruning = false; });
     }, STATS_PRUNE_EVERY_MS);
     statsPruner.unref();
     background('stats-pruner', { stop: async () => clearInterval(statsPruner) });
