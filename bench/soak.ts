@@ -14,7 +14,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,7 +23,7 @@ import { usdToMicros } from '@gw/platform';
 import { ROOT } from './lib/children';
 import { servicePorts } from './lib/soak-stacks';
 import { writeResultFile } from './lib/results';
-import { HOST, sleep } from './lib/net';
+import { freePorts, HOST, sleep } from './lib/net';
 import { PRICE, PUBLIC_MODEL, gitRevision, writeCatalog } from './lib/setup';
 
 const SIMULATOR_KEY = `sim-soak-${randomBytes(8).toString('hex')}`;
@@ -58,17 +57,6 @@ process.on('exit', () => {
   rmSync(tempDir, { recursive: true, force: true });
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function spawnNode(script: string, argv: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'), script, ...argv], {
@@ -139,7 +127,7 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const startedAt = new Date();
   const git = gitRevision();
-  const simPort = await freePort();
+  const [simPort] = await freePorts(1);
   const dataDir = path.join(tempDir, 'data');
   mkdirSync(dataDir);
   const key = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
