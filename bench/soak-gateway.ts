@@ -1,7 +1,7 @@
 /**
  * The gateway under soak: `startLocalStack` (every service in one process, embedded engines) on the data dir
  * the soak passes, reporting over IPC when it is ready (with how long the stack took to start on the data
- * present) and, when asked, its memory after a full collection (with --expose-gc). Stops on SIGTERM or when the soak goes away.
+ * present) and, when asked, its memory after a full collection (with --expose-gc), each thread's heap apart. Stops on SIGTERM or when the soak goes away.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -28,8 +28,11 @@ async function main(): Promise<void> {
   process.once('disconnect', stop);
   process.on('message', (m: { type?: string }) => {
     if (m?.type !== 'memory') return;
-    (globalThis as { gc?: () => void }).gc?.();
-    process.send?.({ type: 'memory', memory: process.memoryUsage() });
+    // Each thread collects before it measures; the RSS is the whole process's.
+    void stack.heaps().then((heaps) => {
+      const { rss, external } = process.memoryUsage();
+      process.send?.({ type: 'memory', memory: { rss, external, heaps } });
+    });
   });
   const traceFile = process.env.SOAK_MEMORY_TRACE;
   if (traceFile) {

@@ -102,9 +102,16 @@ async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
   return { child, edgePort: ready.edgePort, startupMs: ready.startupMs, spawnToReadyMs: performance.now() - t0 };
 }
 
-function memoryOf(child: ChildProcess): Promise<NodeJS.MemoryUsage> {
+/** The gateway process's memory, and each of its threads' heap (the main thread's and billing's worker). */
+interface GatewayMemory {
+  rss: number;
+  external: number;
+  heaps: Record<string, { used: number; total: number }>;
+}
+
+function memoryOf(child: ChildProcess): Promise<GatewayMemory> {
   return new Promise((resolve) => {
-    const onMessage = (m: { type?: string; memory: NodeJS.MemoryUsage }) => {
+    const onMessage = (m: { type?: string; memory: GatewayMemory }) => {
       if (m.type !== 'memory') return;
       child.off('message', onMessage);
       resolve(m.memory);
@@ -113,6 +120,9 @@ function memoryOf(child: ChildProcess): Promise<NodeJS.MemoryUsage> {
     child.send({ type: 'memory' });
   });
 }
+
+/** Heap in use and held, summed over the threads. */
+const heapSum = (m: GatewayMemory) => Object.values(m.heaps).reduce((a, h) => ({ used: a.used + h.used, total: a.total + h.total }), { used: 0, total: 0 });
 
 function diskBytes(dir: string): number {
   if (!existsSync(dir)) return 0;
@@ -160,7 +170,7 @@ async function main(): Promise<void> {
   }
   const perCall = listCostMicros(deploymentPrice(PRICE), tokenCounts(usage));
 
-  const checkpoints: Array<{ calls: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number; data_mb: number; calls_per_s: number }> = [];
+  const checkpoints: Array<{ calls: number; rss_mb: number; heap_used_mb: number; heap_total_mb: number; heap_used_mb_by_thread: Record<string, number>; external_mb: number; data_mb: number; calls_per_s: number }> = [];
   const pool = new Pool(base, { connections: CONNECTIONS, pipelining: 1 });
   let sent = 0;
   let done = 0;
@@ -172,9 +182,15 @@ async function main(): Promise<void> {
     segmentStart = performance.now();
     sampling = sampling.then(async () => {
       const m = await memoryOf(gw.child);
-      const row = { calls, rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), data_mb: mb(diskBytes(dataDir)), calls_per_s: Math.round(STEP / elapsed) };
+      const heap = heapSum(m);
+      const byThread = Object.fromEntries(Object.entries(m.heaps).map(([thread, h]) => [thread, mb(h.used)]));
+      const row = {
+        calls, rss_mb: mb(m.rss), heap_used_mb: mb(heap.used), heap_total_mb: mb(heap.total), heap_used_mb_by_thread: byThread,
+        external_mb: mb(m.external), data_mb: mb(diskBytes(dataDir)), calls_per_s: Math.round(STEP / elapsed),
+      };
       checkpoints.push(row);
-      process.stdout.write(`${String(calls).padStart(9)} calls  rss ${row.rss_mb} MB  heap ${row.heap_used_mb}/${row.heap_total_mb} MB  external ${row.external_mb} MB  data ${row.data_mb} MB  ${row.calls_per_s} calls/s\n`);
+      const threads = Object.entries(byThread).map(([thread, used]) => `${thread} ${used}`).join(', ');
+      process.stdout.write(`${String(calls).padStart(9)} calls  rss ${row.rss_mb} MB  heap ${row.heap_used_mb}/${row.heap_total_mb} MB (${threads})  external ${row.external_mb} MB  data ${row.data_mb} MB  ${row.calls_per_s} calls/s\n`);
     });
   };
   const worker = async () => {
@@ -229,7 +245,7 @@ async function main(): Promise<void> {
     calls: CALLS, connections: CONNECTIONS, failed_calls: failed, load_seconds: Math.round(loadSeconds), calls_per_s: Math.round(CALLS / loadSeconds),
     checkpoints,
     billing: { per_call_micros: perCall, expected_calls: CALLS + 1 - failed, billed_calls: billed / perCall, ok: billed === expected, caught_up_s: Math.round(billingCaughtUpS) },
-    after_billing: { rss_mb: mb(afterBilling.rss), heap_used_mb: mb(afterBilling.heapUsed) },
+    after_billing: { rss_mb: mb(afterBilling.rss), heap_used_mb: mb(heapSum(afterBilling).used) },
     data_mb: mb(dataBytes),
     restart: { startup_ms: Math.round(gw.startupMs), spawn_to_ready_ms: Math.round(gw.spawnToReadyMs), rss_mb: mb(restartMemory.rss), first_call_status: res.statusCode },
   };

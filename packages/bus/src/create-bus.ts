@@ -6,7 +6,7 @@ import { namespacedBus } from './namespaced-bus';
 
 /** Optional tuning fields are for tests and operators; the required ones are all a deployment needs. */
 export type BusConfig =
-  | { engine: 'embedded'; store: Store; leaseMs?: number; pollMs?: number; trimIntervalMs?: number; retentionMs?: number; retentionEntries?: number }
+  | { engine: 'embedded'; store: Store; leaseMs?: number; pollMs?: number; trimIntervalMs?: number; retentionMs?: number; retentionEntries?: number; wakeChannel?: string }
   | { engine: 'kafka'; brokers: string[]; clientId: string; partitions?: number; sessionTimeoutMs?: number; namespace?: string };
 
 export function createBus(cfg: BusConfig, logger: Logger): Bus {

@@ -1,5 +1,4 @@
 import { loadBatchConfig, startBatchService } from '@gw/batch';
-import { loadBillingConfig, startBillingService } from '@gw/billing';
 import { loadConsoleConfig, startConsoleService } from '@gw/console';
 import { blobConfigFor, createBlobStore } from '@gw/blobs';
 import { loadEdgeConfig, startEdge, type RunningEdge } from '@gw/edge';
@@ -10,6 +9,8 @@ import { loadWebhooksConfig, readOrCreateSecretsKey, startWebhooksService } from
 import { createBus, type Bus } from '@gw/bus';
 import { createStore, WalCheckpointer, type Store } from '@gw/store';
 import { startSimulators } from '@gw/simulators';
+import type { BillingWorkerData } from './billing-worker';
+import { heapUse, startWorkerService, type HeapUse } from './worker-service';
 import type { Logger, RunningService } from '@gw/platform';
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
@@ -28,13 +29,17 @@ export interface LocalStack {
   edge: RunningEdge;
   bus: Bus;
   services: RunningService[];
+  /** Each thread's heap (after a full collection under `--expose-gc`): the main thread's and billing's. */
+  heaps(): Promise<Record<'main' | 'billing', HeapUse>>;
   stop(): Promise<void>;
 }
 
 /**
  * Every service in one process with the embedded engines: each service keeps its own on-disk store (it owns
  * its collections) and all share one durable embedded bus. The same start functions run as separate
- * processes in production; only the wiring differs.
+ * processes in production; only the wiring differs. Billing runs in a worker thread (see billing-worker):
+ * its consumers are most of the work a call leaves behind, and there they use the second core instead of
+ * the hot path's.
  */
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
   const { logger } = opts;
@@ -54,45 +59,60 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     stores.push(s);
     return s;
   };
-  const bus = createBus({ engine: 'embedded', store: openStore('bus') }, logger.child({ service: 'bus' }));
+  // Every thread that opens the bus files wakes the others' consumers through this channel.
+  const busWakeChannel = `gw-bus:${path.resolve(opts.dataDir, 'bus')}`;
+  const bus = createBus({ engine: 'embedded', store: openStore('bus'), wakeChannel: busWakeChannel }, logger.child({ service: 'bus' }));
   const simulator = opts.simulatorPort !== undefined ? await startSimulators({ port: opts.simulatorPort }) : null;
 
-  // Archived calls' bodies live under the data dir, next to billing's store.
-  const billingBlobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'billing') }));
-  const billing = await startBillingService({ config: loadBillingConfig(env), store: openStore('billing'), bus, blobs: billingBlobs, logger: logger.child({ service: 'billing' }) });
-  // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
-  const keys = await startKeysService({
-    config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
-    announce: (line) => { process.stdout.write(`${line}\n`); },
+  const billingData: BillingWorkerData = { dataDir: opts.dataDir, env, logLevel: logger.level, busWakeChannel };
+  // Billing starts on its own thread while the others start on this one; the edge opens once all are up.
+  const billingStart = startWorkerService(path.join(__dirname, `billing-worker${path.extname(__filename)}`), billingData, (code, err) => {
+    // Billing gone means calls can no longer be held or billed: end the process, as a crash on this thread would.
+    logger.fatal({ service: 'billing', code, err }, 'billing worker thread ended unexpectedly');
+    process.exit(1);
   });
-  const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
-  // Batch files live under the data dir, next to the batch service's store.
+  const startOnThisThread = async () => {
+    // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
+    const keys = await startKeysService({
+      config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
+      announce: (line) => { process.stdout.write(`${line}\n`); },
+    });
+    const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
+    // Batch files live under the data dir, next to the batch service's store.
+    const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
+    // Media bytes (images, audio, videos) live under the data dir too, apart from the batch files.
+    const media = await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env });
+    const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
+    const consoleService = await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) });
+    return { keys, inference, batch, media, webhooks, consoleService };
+  };
   const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'batch') }));
-  const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
-  // Media bytes (images, audio, videos) live under the data dir too, apart from the batch files.
   const mediaBlobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'media') }));
-  const media = await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env });
-  const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
-  const consoleService = await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) });
-  // The edge hands requests to the services beside it in this process; their own ports still serve other callers.
+  const [started, billing] = await Promise.allSettled([startOnThisThread(), billingStart]);
+  if (started.status === 'rejected' || billing.status === 'rejected') {
+    if (billing.status === 'fulfilled') await billing.value.stop();
+    throw started.status === 'rejected' ? started.reason : (billing as PromiseRejectedResult).reason;
+  }
+  const { keys, inference, batch, media, webhooks, consoleService } = started.value;
+  // The edge hands requests to the services on its thread; their own ports still serve other callers (billing's serve the edge).
   const edge = await startEdge({
     config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
     inProcess: {
-      inference: inference.handIn, keys: keys.handIn, billing: billing.handIn, batch: batch.handIn, webhooks: webhooks.handIn,
+      inference: inference.handIn, keys: keys.handIn, batch: batch.handIn, webhooks: webhooks.handIn,
       media: media.handIn, console: consoleService.handIn,
     },
   });
-  const services = [edge, consoleService, webhooks, media, batch, inference, keys, billing];
+  const services = [edge, consoleService, webhooks, media, batch, inference, keys, billing.value];
   return {
     edge,
     bus,
     services,
+    heaps: async () => ({ main: heapUse(), billing: await billing.value.heap() }),
     stop: async () => {
       for (const s of services) await s.stop();
       await simulator?.close();
       await bus.close();
       await blobs.close();
-      await billingBlobs.close();
       await mediaBlobs.close();
       for (const s of stores) await s.close();
       await checkpointer.close();

@@ -252,6 +252,30 @@ describe('embedded bus', () => {
     expect(received.map((m) => m.value)).toEqual(Array.from({ length: 120 }, (_, i) => i));
   });
 
+  it('a publish through one connection to the bus files wakes a consumer on another at once when they share a wake channel', async () => {
+    // A second store over the same files stands for another thread's connection (the single-process gateway's
+    // billing worker): only the channel can wake its consumer, whose poll would not come for ten minutes.
+    const otherStore = createStore({ engine: 'embedded', dataDir });
+    const channel = `gw-bus-test:${dataDir}`;
+    const topic = uniqueName('cross');
+    try {
+      const poll = { pollMs: 600_000 };
+      const publisher = bus({ ...poll, wakeChannel: channel });
+      const consumerBus = createEmbeddedBus({ store: otherStore, logger: testLogger(), ...poll, wakeChannel: channel });
+      buses.push(consumerBus);
+      const { received } = await consume(consumerBus, topic, uniqueName('g'));
+      for (const n of [1, 2, 3]) {
+        await publisher.publish(topic, numbers(n, 1));
+        await waitFor(`message ${n} on the other connection`, () => received.length === n, 3_000);
+      }
+      expect(received.map((m) => m.value)).toEqual([1, 2, 3]);
+    } finally {
+      await Promise.all(subscriptions.splice(0).map((s) => s.stop()));
+      await Promise.all(buses.splice(0).map((b) => b.close()));
+      await otherStore.close();
+    }
+  });
+
   it('refuses topic names Kafka would refuse', async () => {
     await expect(bus().publish('bad topic!', [{ key: 'k', value: 1 }])).rejects.toThrow(/invalid topic name/);
   });

@@ -8,7 +8,7 @@ import { GroupLease } from './group-lease';
 import { assertTopicName, GROUPS_COLLECTION } from './names';
 import { TopicConsumer, type TopicConsumerTimings } from './topic-consumer';
 import { TopicLogs, type Retention } from './topic-log';
-import { topicEvents } from './wakeups';
+import { closeTopicEvents, topicEvents } from './wakeups';
 
 export interface EmbeddedBusOptions {
   store: Store;
@@ -25,6 +25,11 @@ export interface EmbeddedBusOptions {
   retentionMs?: number;
   /** At most this many entries are kept per topic, committed or not; default 1,000,000, 0 = no bound. */
   retentionEntries?: number;
+  /**
+   * A name shared by every thread of this process that opens the same bus files: a publish in one thread then
+   * wakes the consumers in the others at once, not at their next poll.
+   */
+  wakeChannel?: string;
 }
 
 const DEFAULT_MAX_BATCH = 500;
@@ -40,7 +45,7 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
   };
   const logs = new TopicLogs(store);
   const groups = store.collection<GroupDoc>(GROUPS_COLLECTION);
-  const events = topicEvents(store);
+  const events = topicEvents(store, opts.wakeChannel);
   const subscriptions = new Set<Subscription>();
   const touchedTopics = new Set<string>();
   let closed = false;
@@ -127,6 +132,7 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
       clearInterval(trimTimer);
       await trimRun;
       await Promise.all([...subscriptions].map((s) => s.stop()));
+      if (opts.wakeChannel) closeTopicEvents(store);
     },
   };
 }
