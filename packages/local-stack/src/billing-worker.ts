@@ -23,7 +23,8 @@ export interface BillingWorkerData {
 
 serveFromWorker(async () => {
   const { dataDir, env, logLevel, busWakeChannel } = workerData as BillingWorkerData;
-  const logger = createLogger(null, logLevel);
+  // Every line this thread logs says so: a slow write or a wait for the bus files' lock is then placed.
+  const logger = createLogger(null, logLevel).child({ thread: 'billing-worker' });
   // A thread has its own tracer provider: billing's spans go where the main thread's go.
   const tracing = startTracing('gateway', env);
   // Billing's file is the largest: its checkpoints run on a thread of their own, not between billing's holds.
