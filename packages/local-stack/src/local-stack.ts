@@ -10,7 +10,7 @@ import { createBus, type Bus } from '@gw/bus';
 import { createStore, WalCheckpointer, type Store } from '@gw/store';
 import { startSimulators } from '@gw/simulators';
 import type { BillingWorkerData } from './billing-worker';
-import { heapUse, startWorkerService, type HeapUse } from './worker-service';
+import { heapUse, startWorkerService, type HeapUse, type WorkerService } from './worker-service';
 import type { Logger, RunningService } from '@gw/platform';
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
@@ -71,51 +71,68 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     logger.fatal({ service: 'billing', code, err }, 'billing worker thread ended unexpectedly');
     process.exit(1);
   });
+  // Whatever has started, so that stop() and a start that fails part-way end the same things in the same order.
+  const onThisThread: RunningService[] = [];
+  let billing: WorkerService | null = null;
+  let edge: RunningEdge | null = null;
+  const started = <S extends RunningService>(service: S): S => {
+    onThisThread.push(service);
+    return service;
+  };
   const startOnThisThread = async () => {
     // This terminal is the operator's own: a generated bootstrap secret is shown here, once.
-    const keys = await startKeysService({
+    const keys = started(await startKeysService({
       config: loadKeysConfig(env), store: openStore('keys'), bus, logger: logger.child({ service: 'keys' }),
       announce: (line) => { process.stdout.write(`${line}\n`); },
-    });
-    const inference = await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env });
+    }));
+    const inference = started(await startInferenceService({ config: loadInferenceConfig(env), store: openStore('inference'), bus, logger: logger.child({ service: 'inference' }), env }));
     // Batch files live under the data dir, next to the batch service's store.
-    const batch = await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env });
+    const batch = started(await startBatchService({ config: loadBatchConfig(env), store: openStore('batch'), bus, blobs, logger: logger.child({ service: 'batch' }), env }));
     // Media bytes (images, audio, videos) live under the data dir too, apart from the batch files.
-    const media = await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env });
-    const webhooks = await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) });
-    const consoleService = await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) });
+    const media = started(await startMediaService({ config: loadMediaConfig(env), store: openStore('media'), bus, blobs: mediaBlobs, logger: logger.child({ service: 'media' }), env }));
+    const webhooks = started(await startWebhooksService({ config: loadWebhooksConfig(env), store: openStore('webhooks'), bus, logger: logger.child({ service: 'webhooks' }) }));
+    const consoleService = started(await startConsoleService({ config: loadConsoleConfig(env), logger: logger.child({ service: 'console' }) }));
     return { keys, inference, batch, media, webhooks, consoleService };
   };
   const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'batch') }));
   const mediaBlobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(opts.dataDir, 'media') }));
-  const [started, billing] = await Promise.allSettled([startOnThisThread(), billingStart]);
-  if (started.status === 'rejected' || billing.status === 'rejected') {
-    if (billing.status === 'fulfilled') await billing.value.stop();
-    throw started.status === 'rejected' ? started.reason : (billing as PromiseRejectedResult).reason;
+  /** The edge first, then this thread's services newest first, then billing; then the engines. */
+  const running = (): RunningService[] => [...(edge ? [edge] : []), ...[...onThisThread].reverse(), ...(billing ? [billing] : [])];
+  const stopAll = async () => {
+    for (const s of running()) await s.stop();
+    await simulator?.close();
+    await bus.close();
+    await blobs.close();
+    await mediaBlobs.close();
+    for (const s of stores) await s.close();
+    await checkpointer.close();
+  };
+  try {
+    const [onThread, billingStarted] = await Promise.allSettled([startOnThisThread(), billingStart]);
+    if (billingStarted.status === 'fulfilled') billing = billingStarted.value;
+    if (onThread.status === 'rejected') throw onThread.reason;
+    if (billingStarted.status === 'rejected') throw billingStarted.reason;
+    const { keys, inference, batch, media, webhooks, consoleService } = onThread.value;
+    // The edge hands requests to the services on its thread; their own ports still serve other callers (billing's serve the edge).
+    edge = await startEdge({
+      config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
+      inProcess: {
+        inference: inference.handIn, keys: keys.handIn, batch: batch.handIn, webhooks: webhooks.handIn,
+        media: media.handIn, console: consoleService.handIn,
+      },
+    });
+  } catch (err) {
+    // Nothing half-started is left behind: its ports, threads and open files end before the failure is reported.
+    await stopAll().catch((stopErr: unknown) => logger.error({ err: stopErr }, 'stopping a local stack that failed to start'));
+    throw err;
   }
-  const { keys, inference, batch, media, webhooks, consoleService } = started.value;
-  // The edge hands requests to the services on its thread; their own ports still serve other callers (billing's serve the edge).
-  const edge = await startEdge({
-    config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
-    inProcess: {
-      inference: inference.handIn, keys: keys.handIn, batch: batch.handIn, webhooks: webhooks.handIn,
-      media: media.handIn, console: consoleService.handIn,
-    },
-  });
-  const services = [edge, consoleService, webhooks, media, batch, inference, keys, billing.value];
+  const services = running();
+  const billingThread = billing!;
   return {
-    edge,
+    edge: edge!,
     bus,
     services,
-    heaps: async () => ({ main: heapUse(), billing: await billing.value.heap() }),
-    stop: async () => {
-      for (const s of services) await s.stop();
-      await simulator?.close();
-      await bus.close();
-      await blobs.close();
-      await mediaBlobs.close();
-      for (const s of stores) await s.close();
-      await checkpointer.close();
-    },
+    heaps: async () => ({ main: heapUse(), billing: await billingThread.heap() }),
+    stop: stopAll,
   };
 }
