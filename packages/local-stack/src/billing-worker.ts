@@ -32,7 +32,8 @@ serveFromWorker(async () => {
   const checkpointer = new WalCheckpointer({ logger: logger.child({ component: 'wal-checkpointer' }) });
   const store = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'billing'), checkpointer }, logger.child({ service: 'billing', component: 'store' }));
   const busStore = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'bus') }, logger.child({ service: 'bus', component: 'store' }));
-  const bus = createBus({ engine: 'embedded', store: busStore, wakeChannel: busWakeChannel }, logger.child({ service: 'bus' }));
+  // The main thread's bus trims every topic of the bus files, billing's included: one trimmer per file.
+  const bus = createBus({ engine: 'embedded', store: busStore, wakeChannel: busWakeChannel, trimIntervalMs: 0 }, logger.child({ service: 'bus' }));
   // Archived calls' bodies live under the data dir, next to billing's store.
   const blobs = createBlobStore(blobConfigFor({ engine: 'embedded', dataDir: path.join(dataDir, 'billing') }));
   const close = async () => {

@@ -59,7 +59,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     stores.push(s);
     return s;
   };
-  // Every thread that opens the bus files wakes the others' consumers through this channel.
+  // Every thread that opens the bus files wakes the others' consumers through this channel. This thread's bus
+  // is the files' one trimmer: it trims every topic, those only billing's thread publishes or reads included.
   const busWakeChannel = `gw-bus:${path.resolve(opts.dataDir, 'bus')}`;
   const bus = createBus({ engine: 'embedded', store: openStore('bus'), wakeChannel: busWakeChannel }, logger.child({ service: 'bus' }));
   const simulator = opts.simulatorPort !== undefined ? await startSimulators({ port: opts.simulatorPort }) : null;

@@ -6,8 +6,8 @@ import { createStore, type Store } from '@gw/store';
 import type { Bus, BusMessage, Subscription } from '../port';
 import { testLogger, uniqueName, waitFor } from '../testing/engines';
 import { createEmbeddedBus, type EmbeddedBusOptions } from './embedded-bus';
-import type { LogEntryDoc, TopicDoc } from './docs';
-import { logCollectionName, TOPICS_COLLECTION } from './names';
+import type { GroupDoc, LogEntryDoc, TopicDoc } from './docs';
+import { GROUPS_COLLECTION, logCollectionName, TOPICS_COLLECTION } from './names';
 
 /** Behaviour only the embedded engine has: lease hand-over, trimming, gaps, the store layout. */
 describe('embedded bus', () => {
@@ -136,6 +136,20 @@ describe('embedded bus', () => {
     const late = await consume(b, topic, uniqueName('late'));
     await waitFor('the late group to read what was kept', () => late.received.length >= 30, 3_000);
     expect(late.received.map((m) => m.value)).toEqual(numbers(21, 30).map((m) => m.value));
+  });
+
+  it('trims every topic of the store, also those only other buses on it publish and consume (one trimmer per store)', async () => {
+    const topic = uniqueName('others');
+    const worker = bus({ trimIntervalMs: 0 });
+    const { received } = await consume(worker, topic, uniqueName('g'));
+    await worker.publish(topic, numbers(0, 30));
+    await waitFor('all consumed', () => received.length === 30);
+    // Committed, and nothing deleted: the bus that published and consumed does not trim.
+    await waitForAsync(async () => (await store.collection<GroupDoc>(GROUPS_COLLECTION).findOne({ topic }))?.offset === 30);
+    expect(await log(topic).count({})).toBe(30);
+    bus({ trimIntervalMs: 50 });
+    await waitForAsync(async () => (await log(topic).count({})) === 0);
+    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(30);
   });
 
   it('a trim cut short (marked, not all deleted) is finished by the next one, the entries below the mark included', async () => {

@@ -19,7 +19,11 @@ export interface EmbeddedBusOptions {
   gapGraceMs?: number;
   /** How long a handled offset may wait to be committed (default 100 ms; 0 = after every batch). */
   commitIntervalMs?: number;
-  /** How often entries every group has committed (or past the retention) are deleted; 0 disables trimming. */
+  /**
+   * How often entries every group has committed (or past the retention) are deleted, on every topic of the
+   * store, whoever publishes or consumes it; 0 disables trimming. Buses that share a store (threads of one
+   * process) need only one trimmer: the others pass 0.
+   */
   trimIntervalMs?: number;
   /** Entries older than this are deleted even if a group has not committed them; default 7 days, 0 = no bound. */
   retentionMs?: number;
@@ -47,7 +51,6 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
   const groups = store.collection<GroupDoc>(GROUPS_COLLECTION);
   const events = topicEvents(store, opts.wakeChannel);
   const subscriptions = new Set<Subscription>();
-  const touchedTopics = new Set<string>();
   let closed = false;
 
   const trimIntervalMs = opts.trimIntervalMs ?? 60_000;
@@ -60,7 +63,14 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
     return trimRun;
   }
   async function trimTopics(): Promise<void> {
-    for (const topic of touchedTopics) {
+    let topics: string[];
+    try {
+      topics = await logs.topicNames();
+    } catch (err) {
+      logger.warn({ err }, 'bus trim could not list the topics');
+      return;
+    }
+    for (const topic of topics) {
       try {
         const deleted = await logs.trim(topic, retention);
         if (deleted > 0) logger.debug({ topic, deleted }, 'bus trimmed consumed entries');
@@ -77,7 +87,6 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
       if (closed) throw new Error('bus is closed');
       assertTopicName(topic);
       if (messages.length === 0) return;
-      touchedTopics.add(topic);
       await logs.append(topic, messages);
       events.emit(topic);
     },
@@ -92,7 +101,6 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
       const handle = (messages: BusMessage<T>[]) => handlerQueue.run('', () => sub.handleBatch(messages));
       const consumers: TopicConsumer<T>[] = [];
       for (const topic of sub.topics) {
-        touchedTopics.add(topic);
         const lease = new GroupLease(groups, sub.group, topic, member, timings.leaseMs);
         // The group's start is fixed here, so everything published after subscribe() resolves is seen.
         const initialOffset = sub.from === 'latest' ? ((await logs.meta(topic))?.seq ?? 0) : 0;

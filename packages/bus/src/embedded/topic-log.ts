@@ -65,6 +65,11 @@ export class TopicLogs {
     return log.find({ seq: { $gt: offset } }, { sort: { seq: 1 }, limit });
   }
 
+  /** Every topic that has a log in this store. */
+  async topicNames(): Promise<string[]> {
+    return (await this.topics.find({})).map((t) => t._id);
+  }
+
   async meta(topic: string): Promise<TopicDoc | null> {
     return this.topics.findOne({ _id: topic });
   }
