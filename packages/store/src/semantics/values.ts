@@ -128,33 +128,52 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
  * cannot hold faithfully are refused rather than silently changed.
  */
 export function toStoredValue(v: unknown, path = ''): unknown {
-  if (v === undefined || v === null) return null;
-  switch (typeof v) {
-    case 'string':
-    case 'boolean':
-      return v;
-    case 'number':
-      // The embedded engine stores JSON: NaN and ±Infinity would come back as null.
-      if (!Number.isFinite(v)) throw new TypeError(`Cannot store non-finite number at '${path}'`);
-      return v;
-    case 'object':
-      break;
-    default:
-      throw new TypeError(`Cannot store a value of type ${typeof v} at '${path}'`);
-  }
+  if (typeof v !== 'object' || v === null) return storedScalar(v, path);
   if (v instanceof Date) return new Date(v.getTime());
-  if (Array.isArray(v)) return v.map((el, i) => (typeof el === 'function' ? null : toStoredValue(el, `${path}.${i}`)));
+  // A field's path is spelled out only for the nested values that need it, not for every scalar of a document.
+  if (Array.isArray(v)) return v.map((el, i) => (typeof el === 'function' ? null : storedChild(el, path, i)));
   // Types with a BSON meaning of their own (binary, regex, ObjectId, ...) would not survive JSON;
   // any other object is stored as a sub-document of its own enumerable fields, as the driver does.
   if (v instanceof RegExp || v instanceof Map || v instanceof Set || v instanceof ArrayBuffer || ArrayBuffer.isView(v) || '_bsontype' in v) {
     throw new TypeError(`Cannot store a ${v.constructor?.name ?? 'special object'} at '${path}'`);
   }
   const out: PlainObject = {};
-  for (const [k, el] of Object.entries(v)) {
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    const el = (v as PlainObject)[k];
     if (typeof el === 'function') continue;
-    out[k] = toStoredValue(el, path ? `${path}.${k}` : k);
+    out[k] = storedChild(el, path, k);
   }
   return out;
+}
+
+function storedChild(el: unknown, parent: string, key: string | number): unknown {
+  const scalar = typeof el !== 'object' || el === null;
+  return scalar ? storedScalar(el, parent, key) : toStoredValue(el, parent ? `${parent}.${key}` : String(key));
+}
+
+/** A scalar as stored; `key` (under `parent`) names it only in an error. */
+function storedScalar(v: unknown, parent: string, key?: string | number): unknown {
+  switch (typeof v) {
+    case 'undefined':
+      return null;
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      // The embedded engine stores JSON: NaN and ±Infinity would come back as null.
+      if (!Number.isFinite(v)) throw new TypeError(`Cannot store non-finite number at '${childPath(parent, key)}'`);
+      return v;
+    case 'object':
+      return null; // null itself
+    default:
+      throw new TypeError(`Cannot store a value of type ${typeof v} at '${childPath(parent, key)}'`);
+  }
+}
+
+function childPath(parent: string, key: string | number | undefined): string {
+  if (key === undefined) return parent;
+  return parent ? `${parent}.${key}` : String(key);
 }
 
 /** A deep copy of a stored document or value (plain data and dates only). */
