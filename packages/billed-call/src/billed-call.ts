@@ -1,4 +1,4 @@
-import { newRequestId, toGatewayError, type Identity, type Logger } from '@gw/platform';
+import { lazyChild, newRequestId, toGatewayError, type Identity, type Logger } from '@gw/platform';
 
 /**
  * The billed call: one lifecycle for every line that calls a provider for an account (chat, responses,
@@ -246,7 +246,7 @@ export class BilledCalls<R extends RouteRef, A extends string, U, Plan> {
       this.reportFailure(spec, { requestId, startedAt, streamed, tried: () => null }, err);
       throw err;
     }
-    return { requestId, hold, log: this.ports.logger.child({ traceId: spec.traceId, requestId }), startedAt };
+    return { requestId, hold, log: lazyChild(this.ports.logger, { traceId: spec.traceId, requestId }), startedAt };
   }
 
   /** Nothing generated, nothing billed: the hold goes back, and the failure is reported. */

@@ -8,7 +8,7 @@ import { newTraceId } from './ids';
 import { H_TRACE_ID, type Identity } from './identity';
 import { IDENTITY_HEADER, type IdentityVerifier } from './identity-token';
 import type { HandedIdentities } from './handed-identity';
-import type { Logger } from './logger';
+import { lazyChild, type Logger } from './logger';
 import type { Metrics } from './metrics';
 import { startServerSpan, traceIdOfTraceparent, tracingEnabled, type ServerSpan } from './tracing';
 
@@ -93,7 +93,7 @@ export function createHttpApp(opts: HttpAppOptions) {
   if (opts.identity) app.use(verifyIdentity(opts.identity, opts.handedIdentities));
   // Bound once the trace id is final; anything refused before this logs through the service's logger.
   app.use((req, _res, next) => {
-    req.log = opts.logger.child({ traceId: req.traceId });
+    req.log = lazyChild(opts.logger, { traceId: req.traceId });
     next();
   });
   if (opts.bodyLimitBytes !== null) {

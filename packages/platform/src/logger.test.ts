@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger } from './logger';
+import { createLogger, lazyChild } from './logger';
 
 function sink(): { stream: Writable; lines: () => string[] } {
   const raw: string[] = [];
@@ -37,5 +37,35 @@ describe('createLogger', () => {
     const out = sink();
     createLogger('keys', 'info', out.stream).info({ headers: { authorization: 'Bearer sk-gw-v1-abc' }, secret: 'sk-gw-v1-def' }, 'x');
     expect(out.lines()[0]).not.toMatch(/sk-gw-v1-(abc|def)/);
+  });
+});
+
+describe('lazyChild', () => {
+  it('makes the child only when something is logged, with its bindings and the redaction', () => {
+    const out = sink();
+    const root = createLogger('inference', 'info', out.stream);
+    const child = jest.spyOn(root, 'child');
+    const unused = lazyChild(root, { traceId: 't0' });
+    const used = lazyChild(root, { traceId: 't1' });
+    expect(child).not.toHaveBeenCalled();
+    // A child of a lazy child: made when it logs, bound to both.
+    lazyChild(used, { requestId: 'br-1' }).warn({ secret: 'sk-gw-v1-abc' }, 'slow');
+    used.info('done');
+    // pino's children inherit from their parent, so the spy sees both: the one for t1 and the one under it.
+    expect(child.mock.calls.map(([bindings]) => bindings)).toEqual([{ traceId: 't1' }, { requestId: 'br-1' }]);
+    expect(unused).toBeDefined();
+    const [first, second] = out.lines().map((l) => JSON.parse(l));
+    expect(first).toMatchObject({ service: 'inference', traceId: 't1', requestId: 'br-1', msg: 'slow' });
+    expect(JSON.stringify(first)).not.toContain('sk-gw-v1-abc');
+    expect(second).toMatchObject({ traceId: 't1', msg: 'done' });
+    expect(second.requestId).toBeUndefined();
+  });
+
+  it('answers the level and level checks of the child it stands for', () => {
+    const lazy = lazyChild(createLogger('x', 'warn', sink().stream), { traceId: 't' });
+    expect(lazy.level).toBe('warn');
+    expect(lazy.isLevelEnabled('info')).toBe(false);
+    lazy.level = 'debug';
+    expect(lazy.isLevelEnabled('debug')).toBe(true);
   });
 });

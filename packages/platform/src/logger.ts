@@ -17,3 +17,21 @@ export function createLogger(service: string | null, level = process.env.LOG_LEV
     },
   }, destination);
 }
+
+/**
+ * `parent.child(bindings)`, made on first use. Each request has a logger of its own, and most requests log
+ * nothing, while pino serializes a child's bindings as it makes it (1-2% of a busy gateway's main thread).
+ */
+export function lazyChild(parent: Logger, bindings: pino.Bindings): Logger {
+  let made: Logger | undefined;
+  const real = (): Logger => (made ??= parent.child(bindings));
+  return new Proxy({} as Logger, {
+    get(_target, prop) {
+      const logger = real();
+      const value: unknown = Reflect.get(logger, prop, logger);
+      return typeof value === 'function' ? value.bind(logger) : value;
+    },
+    set: (_target, prop, value) => Reflect.set(real(), prop, value),
+    has: (_target, prop) => Reflect.has(real(), prop),
+  });
+}

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { EventStreamWriter, requireIdentity } from '@gw/platform';
+import { EventStreamWriter, lazyChild, requireIdentity } from '@gw/platform';
 import { relayStream, type StreamRouteOptions } from '../billed-call/relay-stream';
 import type { ChatService } from './chat-service';
 
@@ -32,6 +32,6 @@ async function streamCompletion(chat: ChatService, req: Request, res: Response, 
     finish: started.finish,
     drainMs: opts.drainMs,
     traceId: req.traceId,
-    log: req.log.child({ requestId: started.requestId }),
+    log: lazyChild(req.log, { requestId: started.requestId }),
   });
 }

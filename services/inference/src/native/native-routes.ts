@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { EventStreamWriter, NotImplementedError, requireIdentity } from '@gw/platform';
+import { EventStreamWriter, lazyChild, NotImplementedError, requireIdentity } from '@gw/platform';
 import type { NativeApi } from '@gw/provider-spec';
 import { relayStream, type StreamRouteOptions } from '../billed-call/relay-stream';
 import type { NativeService } from './native-service';
@@ -47,6 +47,6 @@ async function streamNative(api: NativeApi, starting: ReturnType<NativeService['
     finish: started.finish,
     drainMs: opts.drainMs,
     traceId: req.traceId,
-    log: req.log.child({ requestId: started.requestId }),
+    log: lazyChild(req.log, { requestId: started.requestId }),
   });
 }
