@@ -86,10 +86,54 @@ export interface Collection<T extends Doc> {
   deleteMany(filter: Filter): Promise<number>;
 }
 
-/** The synchronous operations a write given to `Store.atomically` may run, with the same semantics as `Collection`'s. */
-export interface AtomicCollection<T extends Doc> {
-  findOneAndUpdate(filter: Filter, update: Update, opts?: FindOneAndUpdateOptions): T | null;
-  insertMany(docs: T[], opts?: { ignoreDuplicates?: boolean }): InsertManyResult;
+/** One entry of an append log (`Store.logs`): JSON text numbered in append order. */
+export interface LogEntry {
+  seq: number;
+  key: string;
+  value: string;
+  /** Epoch ms. */
+  publishedAt: number;
+}
+
+export interface LogMark {
+  /** The last number handed out; entries are numbered from 1. */
+  seq: number;
+  /** Entries up to here were deleted on purpose. */
+  trimmedThrough: number;
+}
+
+/**
+ * Append-only logs of JSON text, numbered 1, 2, 3... in append order and deleted from the oldest end: the
+ * embedded bus's topics.
+ */
+export interface AppendLogs {
+  /** Appends in order; resolves with the last number once the entries are stored. */
+  append(log: string, entries: { key: string; value: string }[], publishedAt: number): Promise<number>;
+  /** Up to `limit` entries numbered above `after`, in order. */
+  read(log: string, after: number, limit: number): Promise<LogEntry[]>;
+  /** Null for a log never appended to. */
+  mark(log: string): Promise<LogMark | null>;
+  /** Every log that has a mark. */
+  names(): Promise<string[]>;
+  /** Raises the trim mark to `through`, never lowers it. */
+  markTrimmed(log: string, through: number): Promise<void>;
+  /** The lowest number still held; null when none is. */
+  oldest(log: string): Promise<number | null>;
+  /** The number of the newest entry published before `at` (epoch ms); null when none was. */
+  newestPublishedBefore(log: string, at: number): Promise<number | null>;
+  /** Deletes the entries numbered above `after` and up to `through`; answers how many were. */
+  deleteRange(log: string, after: number, through: number): Promise<number>;
+}
+
+/** Append logs an engine keeps natively, which can take over logs an earlier layout kept as documents. */
+export interface NativeAppendLogs extends AppendLogs {
+  /**
+   * Moves logs kept as document collections into logs, all in one write, and drops those collections:
+   * `metaCollection` holds `{ _id: log, seq, trimmedThrough }` and `<entryPrefix><log>` that log's
+   * `{ seq, key, value, publishedAt }`. Answers how many logs were moved (0 once done); data it cannot read
+   * refuses the move with a message naming it, and nothing is changed.
+   */
+  adoptDocumentLogs(metaCollection: string, entryPrefix: string): Promise<number>;
 }
 
 export interface Store {
@@ -97,12 +141,10 @@ export interface Store {
   readonly engine: string;
   collection<T extends Doc>(name: string): Collection<T>;
   /**
-   * Runs `write` as one atomic step over several collections: all of its changes land, or none (a throw
-   * undoes them). Offered only by engines that can (the embedded engine, inside one transaction of its group
-   * commit); absent elsewhere, where a caller takes its steps one by one. `label` names the write in the
-   * engine's slow-write warning.
+   * Append logs the engine keeps natively (the embedded engine: a table per log keyed by the number, entries
+   * kept as written); absent elsewhere, where the embedded bus keeps its topics as documents.
    */
-  atomically?<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R, label?: string): Promise<R>;
+  readonly logs?: NativeAppendLogs;
   /** True when the engine answers; used by readiness. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -6,8 +6,9 @@ import { createStore, type Store } from '@gw/store';
 import type { Bus, BusMessage, Subscription } from '../port';
 import { testLogger, uniqueName, waitFor } from '../testing/engines';
 import { createEmbeddedBus, type EmbeddedBusOptions } from './embedded-bus';
-import type { GroupDoc, LogEntryDoc, TopicDoc } from './docs';
-import { GROUPS_COLLECTION, logCollectionName, TOPICS_COLLECTION } from './names';
+import { DocumentLogs } from './document-logs';
+import { groupDocId, type GroupDoc } from './docs';
+import { DOCUMENT_LOG_PREFIX, DOCUMENT_TOPICS_COLLECTION, GROUPS_COLLECTION } from './names';
 
 /** Behaviour only the embedded engine has: lease hand-over, trimming, gaps, the store layout. */
 describe('embedded bus', () => {
@@ -44,7 +45,19 @@ describe('embedded bus', () => {
   }
 
   const numbers = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ key: 'k', value: from + i }));
-  const log = (topic: string) => store.collection<LogEntryDoc>(logCollectionName(topic));
+  /** The entries a topic's log holds, and its trim mark. */
+  const held = async (topic: string) => store.logs!.read(topic, 0, 1_000_000);
+  const trimmedThrough = async (topic: string) => (await store.logs!.mark(topic))?.trimmedThrough;
+  /** Another connection to the bus file, as a crashed publisher or a torn page would leave it. */
+  const sideways = (sql: string, ...params: (string | number)[]) => {
+    const side = new DatabaseSync(join(dataDir, 'store.sqlite'));
+    try {
+      side.exec('PRAGMA busy_timeout = 5000');
+      return side.prepare(sql).run(...params).changes;
+    } finally {
+      side.close();
+    }
+  };
 
   it('hands a group over at once when its consuming member stops, without waiting out the lease', async () => {
     const topic = uniqueName('handover');
@@ -130,8 +143,8 @@ describe('embedded bus', () => {
     subscriptions.push(slow);
     await b.publish(topic, numbers(1, 50));
     await waitFor('the fast group', () => fast.received.length >= 50);
-    await waitForAsync(async () => (await log(topic).count({})) === 30);
-    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(20);
+    await waitForAsync(async () => (await held(topic)).length === 30);
+    expect(await trimmedThrough(topic)).toBe(20);
 
     const late = await consume(b, topic, uniqueName('late'));
     await waitFor('the late group to read what was kept', () => late.received.length >= 30, 3_000);
@@ -146,10 +159,10 @@ describe('embedded bus', () => {
     await waitFor('all consumed', () => received.length === 30);
     // Committed, and nothing deleted: the bus that published and consumed does not trim.
     await waitForAsync(async () => (await store.collection<GroupDoc>(GROUPS_COLLECTION).findOne({ topic }))?.offset === 30);
-    expect(await log(topic).count({})).toBe(30);
+    expect(await held(topic)).toHaveLength(30);
     bus({ trimIntervalMs: 50 });
-    await waitForAsync(async () => (await log(topic).count({})) === 0);
-    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(30);
+    await waitForAsync(async () => (await held(topic)).length === 0);
+    expect(await trimmedThrough(topic)).toBe(30);
   });
 
   it('a trim cut short (marked, not all deleted) is finished by the next one, the entries below the mark included', async () => {
@@ -161,12 +174,12 @@ describe('embedded bus', () => {
     await waitFor('every entry', () => group.received.length >= count);
     await group.sub.stop();
     // As a trim that crashed after its mark: the mark says 12,000, nothing below it was deleted.
-    await store.collection<TopicDoc>(TOPICS_COLLECTION).updateOne({ _id: topic }, { $set: { trimmedThrough: 12_000 } });
+    await store.logs!.markTrimmed(topic, 12_000);
     const trimmer = bus({ trimIntervalMs: 50 });
     // A group on the new bus makes the topic one it trims.
     await consume(trimmer, topic, uniqueName('late'), 'latest');
-    await waitForAsync(async () => (await log(topic).count({})) === 0, 10_000);
-    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(count);
+    await waitForAsync(async () => (await held(topic)).length === 0, 10_000);
+    expect(await trimmedThrough(topic)).toBe(count);
   }, 30_000);
 
   it('trims without reading the entries it deletes, so an unreadable entry every group has passed goes too', async () => {
@@ -176,22 +189,13 @@ describe('embedded bus', () => {
     await b.publish(topic, numbers(1, 1_000));
     await waitFor('every entry', () => group.received.length >= 1_000);
     await group.sub.stop();
-    // Reading every entry to find the oldest (a sort done in memory) held a minute of entries at once, over
-    // 100 MB per trim at 1,000 calls/s; an entry that cannot be decoded shows whether the trim reads them. It is
-    // JSON5, which SQLite's indexes read and JSON.parse refuses.
-    const side = new DatabaseSync(join(dataDir, 'store.sqlite'));
-    try {
-      side.exec('PRAGMA busy_timeout = 5000');
-      const table = `"doc:${logCollectionName(topic)}"`;
-      const unreadable = `'{seq: 500, publishedAt: ' || json_extract(doc, '$.publishedAt') || '}'`;
-      expect(side.prepare(`UPDATE ${table} SET doc = ${unreadable} WHERE json_extract(doc, '$.seq') = 500`).run().changes).toBe(1);
-    } finally {
-      side.close();
-    }
+    // Reading every entry to find the oldest held a minute of entries at once, over 100 MB per trim at 1,000
+    // calls/s; an entry that cannot be decoded shows whether the trim reads them.
+    expect(sideways(`UPDATE "log:${topic}" SET value = '{not json' WHERE seq = 500`)).toBe(1);
     const trimmer = bus({ trimIntervalMs: 50 });
     await consume(trimmer, topic, uniqueName('late'), 'latest');
-    await waitForAsync(async () => (await log(topic).count({})) === 0, 5_000);
-    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(1_000);
+    await waitForAsync(async () => (await held(topic)).length === 0, 5_000);
+    expect(await trimmedThrough(topic)).toBe(1_000);
   });
 
   it('keeps at most the retained number of entries, committed or not, and a group behind the bound resumes after it', async () => {
@@ -200,8 +204,8 @@ describe('embedded bus', () => {
     const group = uniqueName('stuck');
     const stuck = await b.subscribe<number>({ topics: [topic], group, handleBatch: async () => { throw new Error('down (test)'); } });
     await b.publish(topic, numbers(1, 50));
-    await waitForAsync(async () => (await log(topic).count({})) === 20);
-    expect((await store.collection<TopicDoc>(TOPICS_COLLECTION).findOne({ _id: topic }))?.trimmedThrough).toBe(30);
+    await waitForAsync(async () => (await held(topic)).length === 20);
+    expect(await trimmedThrough(topic)).toBe(30);
     await stuck.stop();
 
     const resumed = await consume(b, topic, group);
@@ -213,8 +217,8 @@ describe('embedded bus', () => {
     const topic = uniqueName('aged');
     const b = bus({ trimIntervalMs: 50, retentionMs: 1_000, retentionEntries: 0 });
     await b.publish(topic, numbers(1, 5));
-    expect(await log(topic).count({})).toBe(5);
-    await waitForAsync(async () => (await log(topic).count({})) === 0);
+    expect(await held(topic)).toHaveLength(5);
+    await waitForAsync(async () => (await held(topic)).length === 0);
     const { received } = await consume(b, topic, uniqueName('g'));
     await b.publish(topic, numbers(6, 2));
     await waitFor('the entries published after', () => received.length >= 2);
@@ -228,7 +232,7 @@ describe('embedded bus', () => {
     await b.publish(topic, numbers(1, 2));
     await waitFor('the first two', () => received.length >= 2);
     // A publisher that reserved sequence 3 and died before writing it.
-    await store.collection<TopicDoc>(TOPICS_COLLECTION).updateOne({ _id: topic }, { $inc: { seq: 1 } });
+    expect(sideways('UPDATE _gw_log_marks SET seq = seq + 1 WHERE name = ?', topic)).toBe(1);
     const published = Date.now();
     await b.publish(topic, numbers(4, 2));
     await waitFor('the messages after the gap', () => received.length >= 4, 5_000);
@@ -243,7 +247,7 @@ describe('embedded bus', () => {
       { key: 'a', value: { 'dotted.key': 1, $dollar: true } },
       { key: 'b', value: null },
     ]);
-    const entries = await log(topic).find({}, { sort: { seq: 1 } });
+    const entries = await held(topic);
     expect(entries.map((e) => [e.seq, e.key])).toEqual([
       [1, 'a'],
       [2, 'b'],
@@ -258,7 +262,7 @@ describe('embedded bus', () => {
     const b = bus({ gapGraceMs: 60_000 });
     const { received } = await consume(b, topic, uniqueName('g'));
     await Promise.all(Array.from({ length: 40 }, (_, i) => b.publish(topic, numbers(i * 3, 3))));
-    const entries = await log(topic).find({}, { sort: { seq: 1 } });
+    const entries = await held(topic);
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
     expect(entries.map((e) => JSON.parse(e.value))).toEqual(Array.from({ length: 120 }, (_, i) => i));
     // A gap would hold the consumer for the minute of grace.
@@ -288,6 +292,23 @@ describe('embedded bus', () => {
       await Promise.all(buses.splice(0).map((b) => b.close()));
       await otherStore.close();
     }
+  });
+
+  it('takes over topics a data dir of the earlier layout kept as documents: unconsumed entries are delivered, numbering goes on', async () => {
+    const topic = uniqueName('upgrade');
+    const group = uniqueName('g');
+    // The earlier layout, as that version wrote it: marks and entries as documents, a group part-way through.
+    const earlier = new DocumentLogs(store, DOCUMENT_TOPICS_COLLECTION, DOCUMENT_LOG_PREFIX);
+    await earlier.append(topic, numbers(1, 5).map((m) => ({ key: m.key, value: JSON.stringify(m.value) })), Date.now());
+    await store.collection<GroupDoc>(GROUPS_COLLECTION).insertOne({ _id: groupDocId(group, topic), group, topic, offset: 2, owner: null, leaseUntil: 0 });
+
+    const b = bus();
+    const { received } = await consume(b, topic, group);
+    await waitFor('the three it had not committed', () => received.length >= 3);
+    await b.publish(topic, numbers(6, 1));
+    await waitFor('the next one', () => received.length >= 4);
+    expect(received.map((m) => [m.offset, m.value])).toEqual([['3', 3], ['4', 4], ['5', 5], ['6', 6]]);
+    expect(await store.logs!.mark(topic)).toEqual({ seq: 6, trimmedThrough: 0 });
   });
 
   it('refuses topic names Kafka would refuse', async () => {

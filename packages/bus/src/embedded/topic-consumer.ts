@@ -1,8 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { Logger } from '@gw/platform';
+import type { LogEntry } from '@gw/store';
 import type { BusMessage } from '../port';
 import { Backoff, sleep } from '../internal/async';
-import type { LogEntryDoc } from './docs';
 import type { GroupLease } from './group-lease';
 import type { TopicLogs } from './topic-log';
 import { Waiter } from './wakeups';
@@ -163,7 +163,7 @@ export class TopicConsumer<T> {
     this.commitTimer.unref();
   }
 
-  private async deliver(entries: LogEntryDoc[]): Promise<void> {
+  private async deliver(entries: LogEntry[]): Promise<void> {
     const messages = entries.flatMap((e) => this.decode(e));
     if (messages.length > 0) {
       try {
@@ -185,7 +185,7 @@ export class TopicConsumer<T> {
   }
 
   /** The entries that directly follow the offset; stops at a gap, which is waited out for `gapGraceMs`. */
-  private async nextBatch(): Promise<LogEntryDoc[]> {
+  private async nextBatch(): Promise<LogEntry[]> {
     const entries = await this.logs.read(this.topic, this.offset, this.maxBatch);
     if (entries.length === 0) return [];
     const first = entries[0].seq;
@@ -206,11 +206,11 @@ export class TopicConsumer<T> {
   }
 
   /** Up to `limit` entries directly after `seq`, up to the first gap (the next batch waits gaps out). */
-  private async following(seq: number, limit: number): Promise<LogEntryDoc[]> {
+  private async following(seq: number, limit: number): Promise<LogEntry[]> {
     return contiguousAfter(seq, await this.logs.read(this.topic, seq, limit));
   }
 
-  private decode(e: LogEntryDoc): BusMessage<T>[] {
+  private decode(e: LogEntry): BusMessage<T>[] {
     try {
       return [{ topic: this.topic, partition: 0, offset: String(e.seq), key: e.key, value: JSON.parse(e.value) as T }];
     } catch (err) {
@@ -221,7 +221,7 @@ export class TopicConsumer<T> {
 }
 
 /** The leading entries whose sequences follow `after` one by one, up to the first gap. */
-function contiguousAfter(after: number, entries: LogEntryDoc[]): LogEntryDoc[] {
+function contiguousAfter(after: number, entries: LogEntry[]): LogEntry[] {
   let end = 0;
   while (end < entries.length && entries[end].seq === after + end + 1) end++;
   return entries.slice(0, end);

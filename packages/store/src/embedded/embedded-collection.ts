@@ -1,6 +1,5 @@
 import {
   DuplicateKeyError,
-  type AtomicCollection,
   type Collection,
   type Doc,
   type Filter,
@@ -116,25 +115,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const stored = docs.map((d) => this.toStoredDoc(d));
     if (stored.length === 0) return { insertedIds: [], duplicateIds: [] };
     return this.mutate('insertMany', () => this.insertStored(stored, opts.ignoreDuplicates ?? false));
-  }
-
-  /** This collection's operations for a write already running inside the group commit (`Store.atomically`). */
-  atomic(): AtomicCollection<T> {
-    const duplicateKeys = <R>(step: () => R): R => {
-      try {
-        return step();
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new DuplicateKeyError(this.name, (err as Error).message);
-        throw err;
-      }
-    };
-    return {
-      findOneAndUpdate: (filter, update, opts = {}) => {
-        const r = duplicateKeys(() => this.updateSingleNow(filter, planUpdate(update), opts.upsert ?? false));
-        return ((opts.returnDocument === 'before' ? r.before : r.after) as T | null) ?? null;
-      },
-      insertMany: (docs, opts = {}) => duplicateKeys(() => this.insertStored(docs.map((d) => this.toStoredDoc(d)), opts.ignoreDuplicates ?? false)),
-    };
   }
 
   /** Without `ignoreDuplicates` the first duplicate throws, and the write it is part of rolls back whole. */

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from '@gw/platform';
-import type { AtomicCollection, Collection, Doc, Store } from '../port';
+import type { Collection, Doc, NativeAppendLogs, Store } from '../port';
 import { EmbeddedCollection, INDEX_PATHS_TABLE } from './embedded-collection';
+import { EmbeddedLogs } from './embedded-logs';
 import { migrateNedbDatafiles } from './nedb-migration';
 import { SqliteDatabase, type Synchronous } from './sqlite-database';
 import type { WalCheckpointer } from './wal-checkpointer';
@@ -27,12 +28,14 @@ const COLLECTION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /**
  * The embedded engine: one SQLite database per data dir (Node's built-in `node:sqlite`, WAL mode), one table
- * per collection. Documents stay on disk; memory holds SQLite's page cache and prepared statements only, and
- * opening reads no history. Datafiles of the previous (NeDB) engine are migrated on open.
+ * per collection and one per append log (see embedded-logs). Documents stay on disk; memory holds SQLite's
+ * page cache and prepared statements only, and opening reads no history. Datafiles of the previous (NeDB)
+ * engine are migrated on open.
  */
 class EmbeddedStore implements Store {
   readonly engine = 'embedded';
   private readonly db: SqliteDatabase;
+  readonly logs: NativeAppendLogs;
   private readonly collections = new Map<string, EmbeddedCollection<Doc>>();
   private closed = false;
 
@@ -46,6 +49,7 @@ class EmbeddedStore implements Store {
         `CREATE TABLE IF NOT EXISTS ${INDEX_PATHS_TABLE} (collection TEXT NOT NULL, path TEXT NOT NULL, array_seen INTEGER NOT NULL, PRIMARY KEY (collection, path))`,
       );
       migrateNedbDatafiles(this.db, dataDir, log);
+      this.logs = new EmbeddedLogs(this.db);
     } catch (err) {
       void this.db.close();
       throw err;
@@ -54,11 +58,6 @@ class EmbeddedStore implements Store {
 
   collection<T extends Doc>(name: string): Collection<T> {
     return this.embeddedCollection<T>(name);
-  }
-
-  /** One write of the group commit, so one transaction: its steps land together or not at all. */
-  atomically<R>(write: (collection: <T extends Doc>(name: string) => AtomicCollection<T>) => R, label = 'atomically'): Promise<R> {
-    return this.db.write(() => write(<T extends Doc>(name: string) => this.embeddedCollection<T>(name).atomic()), label);
   }
 
   private embeddedCollection<T extends Doc>(name: string): EmbeddedCollection<T> {
