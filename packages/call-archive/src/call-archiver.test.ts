@@ -6,7 +6,8 @@ import { createLogger } from '@gw/platform';
 import { TOPICS, type CallArchived } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { boundedJson, CallArchiver, type ArchiveMode, type ArchivedCall } from './call-archiver';
-import { REDACTED, redactCredentials } from './redact';
+import { archivableCopy } from './archivable';
+import { REDACTED } from './redact';
 
 const logger = createLogger('archive-test', 'silent');
 const IDENTITY = { accountId: 'acct_a', keyHash: 'ab'.repeat(32), isManagement: false, keyLimitMicros: null, keyLimitReset: null };
@@ -18,7 +19,7 @@ describe('what the archive keeps of a body', () => {
       metadata: { api_key: 'x', Authorization: 'Bearer abc', nested: { client_secret: 's', password: 'p', note: 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig' } },
       tools: [{ function: { name: 'f', parameters: { properties: { token_count: { type: 'integer' } } } } }],
     };
-    expect(redactCredentials(body)).toEqual({
+    expect(archivableCopy(body)).toEqual({
       model: 'm', max_tokens: 5, messages: [{ role: 'user', content: `my key is ${REDACTED} ok` }],
       metadata: { api_key: REDACTED, Authorization: REDACTED, nested: { client_secret: REDACTED, password: REDACTED, note: REDACTED } },
       tools: body.tools,

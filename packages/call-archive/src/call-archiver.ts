@@ -1,8 +1,7 @@
 import type { OutgoingMessage, TypedPublisher } from '@gw/bus';
 import type { Identity, Logger } from '@gw/platform';
 import { TOPICS, type CallArchived, type TopicMessages } from '@gw/proto';
-import { withoutInlineMedia } from './inline-media';
-import { redactCredentials } from './redact';
+import { archivableCopy } from './archivable';
 
 export type ArchiveMode = 'full' | 'metadata' | 'off';
 /** The usage events' api types: every kind of call is archived. */
@@ -85,7 +84,7 @@ export class CallArchiver {
 
   private toRecord(call: ArchivedCall): CallArchived {
     const full = this.opts.mode === 'full';
-    const kept = (body: unknown) => boundedJson(redactCredentials(withoutInlineMedia(body)), this.opts.maxBodyBytes);
+    const kept = (body: unknown) => boundedJson(archivableCopy(body), this.opts.maxBodyBytes);
     const request = full ? kept(call.request) : { text: '', truncated: false };
     const response = full ? kept(call.response) : { text: '', truncated: false };
     return {

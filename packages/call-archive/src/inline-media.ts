@@ -43,7 +43,8 @@ function describeBase64(b64: string, contentType: string | undefined): OmittedMe
   return { omitted: 'base64', ...(type ? { content_type: type } : {}), bytes: Math.max(0, Math.floor((b64.length * 3) / 4) - padding) };
 }
 
-function describeString(text: string, key: string): string | OmittedMedia {
+/** The text, or what it holds when that is media (`key` is the field it is in). */
+export function describeString(text: string, key: string): string | OmittedMedia {
   if (text.length < MIN_BASE64_CHARS) return text;
   const dataUrl = DATA_URL.exec(text);
   if (dataUrl) return describeBase64(text.slice(dataUrl[0].length), dataUrl[1]?.toLowerCase());
@@ -52,17 +53,9 @@ function describeString(text: string, key: string): string | OmittedMedia {
   return BASE64_FIELDS.has(key) || described.content_type ? described : text;
 }
 
-/** A copy of `value` with inline media described instead of kept (bounded depth: deeper parts are left as they are). */
-export function withoutInlineMedia(value: unknown, depth = 0, key = ''): unknown {
-  if (typeof value === 'string') return describeString(value, key);
-  if (value === null || typeof value !== 'object' || depth > 64) return value;
-  if (Buffer.isBuffer(value) || value instanceof Uint8Array) {
-    const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    const type = sniff(bytes.subarray(0, 16));
-    return { omitted: 'binary', ...(type ? { content_type: type } : {}), bytes: bytes.length } satisfies OmittedMedia;
-  }
-  if (Array.isArray(value)) return value.map((v) => withoutInlineMedia(v, depth + 1, key));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = withoutInlineMedia(v, depth + 1, k);
-  return out;
+/** Bytes (a Buffer or any Uint8Array) as what they are, never kept. */
+export function describeBinary(value: Uint8Array): OmittedMedia {
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const type = sniff(bytes.subarray(0, 16));
+  return { omitted: 'binary', ...(type ? { content_type: type } : {}), bytes: bytes.length };
 }

@@ -12,17 +12,11 @@ const CREDENTIAL_TEXT = [
   /\b(sk|rk)-[A-Za-z0-9_-]{16,}/g,
 ];
 
-function redactText(text: string): string {
+export function redactText(text: string): string {
   return CREDENTIAL_TEXT.reduce((t, pattern) => t.replace(pattern, REDACTED), text);
 }
 
-/** A deep copy of `value` with credentials redacted (bounded depth: deeper parts are replaced whole). */
-export function redactCredentials(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactText(value);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth > 64) return REDACTED;
-  if (Array.isArray(value)) return value.map((v) => redactCredentials(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = CREDENTIAL_FIELD.test(k) ? REDACTED : redactCredentials(v, depth + 1);
-  return out;
+/** A field whose value is replaced whole, whatever it holds. */
+export function isCredentialField(name: string): boolean {
+  return CREDENTIAL_FIELD.test(name);
 }
