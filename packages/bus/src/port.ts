@@ -33,6 +33,13 @@ export interface SubscribeOptions<T, K extends string = string> {
    * (a few store writes whatever its size), fewer and larger batches. 0 or absent: handed over at once.
    */
   fetchWaitMs?: number;
+  /**
+   * A group only this subscription ever uses (its name made fresh for it, as an instance that must see every
+   * message itself): its position is of no use once it stops, and kept would hold back what the embedded bus
+   * trims. The embedded bus deletes it when the subscription stops, or once its member has been gone for the
+   * grace (a crash); Kafka expires such a group's offsets by the broker's `offsets.retention.minutes`.
+   */
+  ephemeral?: boolean;
   /** Handles a batch; resolve to commit it, throw to have it redelivered. */
   handleBatch(messages: BusMessage<T>[]): Promise<void>;
 }

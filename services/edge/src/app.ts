@@ -59,6 +59,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       topics: [TOPICS.keys],
       group: `edge-keys-${randomUUID()}`,
       from: 'latest',
+      ephemeral: true,
       handleBatch: async (messages) => { for (const m of messages) auth.invalidate(m.value.key_hash); },
     }, logger));
 

@@ -165,6 +165,35 @@ describe('embedded bus', () => {
     expect(await trimmedThrough(topic)).toBe(30);
   });
 
+  it('an ephemeral group goes when its subscription stops, or once its member has been gone for the grace, and then holds no entries back', async () => {
+    const topic = uniqueName('ephemeral');
+    const groupDocs = store.collection<GroupDoc>(GROUPS_COLLECTION);
+    const b = bus({ trimIntervalMs: 50, ephemeralGroupGraceMs: 1_000 });
+    const durable = await consume(b, topic, uniqueName('durable'));
+    const group = uniqueName('edge-instance');
+    const received: number[] = [];
+    const sub = await b.subscribe<number>({ topics: [topic], group, ephemeral: true, handleBatch: async (batch) => void received.push(...batch.map((m) => m.value)) });
+    await b.publish(topic, numbers(1, 10));
+    await waitFor('both groups', () => received.length === 10 && durable.received.length === 10);
+    await sub.stop();
+    expect(await groupDocs.findOne({ _id: groupDocId(group, topic) })).toBeNull();
+    await waitForAsync(async () => (await held(topic)).length === 0);
+
+    // A member that died (no stop): its group stays until its lease has lapsed for the grace, holding entries.
+    const now = Date.now();
+    const dead = { _id: groupDocId('dead-instance', topic), group: 'dead-instance', topic, offset: 10, owner: 'gone', leaseUntil: now + 500, ephemeral: true, createdAt: now };
+    await groupDocs.insertOne(dead);
+    await b.publish(topic, numbers(11, 5));
+    await waitFor('the durable group', () => durable.received.length === 15);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await held(topic)).toHaveLength(5);
+    expect(await groupDocs.findOne({ _id: dead._id })).not.toBeNull();
+    await waitForAsync(async () => (await held(topic)).length === 0, 5_000);
+    expect(await groupDocs.findOne({ _id: dead._id })).toBeNull();
+    // A durable group is never dropped, however long its member is gone.
+    expect(await groupDocs.count({ topic })).toBe(1);
+  });
+
   it('a trim cut short (marked, not all deleted) is finished by the next one, the entries below the mark included', async () => {
     const topic = uniqueName('cut-short');
     const b = bus({ trimIntervalMs: 0 });

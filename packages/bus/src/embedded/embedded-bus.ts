@@ -29,6 +29,8 @@ export interface EmbeddedBusOptions {
   retentionMs?: number;
   /** At most this many entries are kept per topic, committed or not; default 1,000,000, 0 = no bound. */
   retentionEntries?: number;
+  /** An ephemeral group whose member has been gone this long is deleted by the trim; default 10 minutes. */
+  ephemeralGroupGraceMs?: number;
   /**
    * A name shared by every thread of this process that opens the same bus files: a publish in one thread then
    * wakes the consumers in the others at once, not at their next poll.
@@ -54,7 +56,11 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
   let closed = false;
 
   const trimIntervalMs = opts.trimIntervalMs ?? 60_000;
-  const retention: Retention = { maxAgeMs: opts.retentionMs ?? 7 * 24 * 3_600_000, maxEntries: opts.retentionEntries ?? 1_000_000 };
+  const retention: Retention = {
+    maxAgeMs: opts.retentionMs ?? 7 * 24 * 3_600_000,
+    maxEntries: opts.retentionEntries ?? 1_000_000,
+    ephemeralGroupGraceMs: opts.ephemeralGroupGraceMs ?? 10 * 60_000,
+  };
   const trimTimer = trimIntervalMs > 0 ? setInterval(() => void trimAll(), trimIntervalMs) : undefined;
   trimTimer?.unref();
   let trimRun: Promise<void> | null = null;
@@ -101,7 +107,7 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
       const handle = (messages: BusMessage<T>[]) => handlerQueue.run('', () => sub.handleBatch(messages));
       const consumers: TopicConsumer<T>[] = [];
       for (const topic of sub.topics) {
-        const lease = new GroupLease(groups, sub.group, topic, member, timings.leaseMs);
+        const lease = new GroupLease(groups, sub.group, topic, member, timings.leaseMs, sub.ephemeral ?? false);
         // The group's start is fixed here, so everything published after subscribe() resolves is seen.
         const initialOffset = sub.from === 'latest' ? ((await logs.meta(topic))?.seq ?? 0) : 0;
         await lease.ensure(initialOffset);

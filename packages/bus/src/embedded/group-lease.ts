@@ -15,6 +15,7 @@ export class GroupLease {
     private readonly topic: string,
     private readonly member: string,
     private readonly leaseMs: number,
+    private readonly ephemeral = false,
   ) {
     this.id = groupDocId(group, topic);
   }
@@ -24,7 +25,7 @@ export class GroupLease {
     try {
       await this.groups.updateOne(
         { _id: this.id },
-        { $setOnInsert: { group: this.group, topic: this.topic, offset: initialOffset, owner: null, leaseUntil: 0 } },
+        { $setOnInsert: { group: this.group, topic: this.topic, offset: initialOffset, owner: null, leaseUntil: 0, ...(this.ephemeral ? { ephemeral: true, createdAt: Date.now() } : {}) } },
         { upsert: true },
       );
     } catch (err) {
@@ -58,7 +59,9 @@ export class GroupLease {
     return r.matched > 0;
   }
 
+  /** Gives the lease up for the next member; an ephemeral group has none, and goes. */
   async release(): Promise<void> {
-    await this.groups.updateOne({ _id: this.id, owner: this.member }, { $set: { owner: null, leaseUntil: 0 } });
+    if (this.ephemeral) await this.groups.deleteOne({ _id: this.id, owner: this.member });
+    else await this.groups.updateOne({ _id: this.id, owner: this.member }, { $set: { owner: null, leaseUntil: 0 } });
   }
 }

@@ -13,6 +13,8 @@ const TRIM_PAUSE_MS = 10;
 export interface Retention {
   maxAgeMs: number;
   maxEntries: number;
+  /** How long an ephemeral group's member may be gone before the group is deleted and no longer holds entries. */
+  ephemeralGroupGraceMs: number;
 }
 
 /**
@@ -63,7 +65,7 @@ export class TopicLogs {
   async trim(topic: string, retention: Retention): Promise<number> {
     const meta = await this.meta(topic);
     if (!meta) return 0;
-    const groups = await this.groups.find({ topic });
+    const groups = await this.liveGroups(topic, retention.ephemeralGroupGraceMs);
     let floor = groups.length > 0 ? Math.min(...groups.map((g) => g.offset)) : 0;
     if (retention.maxEntries > 0) floor = Math.max(floor, meta.seq - retention.maxEntries);
     if (retention.maxAgeMs > 0) {
@@ -84,6 +86,24 @@ export class TopicLogs {
       if (from + TRIM_SLICE < floor) await sleep(TRIM_PAUSE_MS);
     }
     return deleted;
+  }
+
+  /**
+   * The topic's groups, less the ephemeral ones whose member has been gone for the grace: those are deleted
+   * (their name was made for one subscription, so nothing will resume them) and hold nothing back.
+   */
+  private async liveGroups(topic: string, graceMs: number): Promise<GroupDoc[]> {
+    const cutoff = Date.now() - graceMs;
+    const live: GroupDoc[] = [];
+    for (const g of await this.groups.find({ topic })) {
+      if (g.ephemeral && g.leaseUntil < cutoff && (g.createdAt ?? 0) < cutoff) {
+        // Guarded: a member that renewed meanwhile keeps its group.
+        await this.groups.deleteOne({ _id: g._id, leaseUntil: { $lt: cutoff } });
+        continue;
+      }
+      live.push(g);
+    }
+    return live;
   }
 
   /** Moves topics kept as document collections into the store's own logs, once. */

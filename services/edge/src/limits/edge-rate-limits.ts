@@ -78,6 +78,7 @@ export function openEdgeRateLimits(
     // calls fall in minutes already over and count nothing). A single edge: its own group, from now on.
     group: store ? 'edge-rate-limits' : `edge-rate-limits-${randomUUID()}`,
     from: store ? 'earliest' : 'latest',
+    ephemeral: !store,
     fetchWaitMs: USAGE_FETCH_WAIT_MS,
     handleBatch: async (messages) => {
       for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value), endedAt(m.value));
