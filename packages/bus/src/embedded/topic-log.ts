@@ -96,11 +96,9 @@ export class TopicLogs {
     const cutoff = Date.now() - graceMs;
     const live: GroupDoc[] = [];
     for (const g of await this.groups.find({ topic })) {
-      if (g.ephemeral && g.leaseUntil < cutoff && (g.createdAt ?? 0) < cutoff) {
-        // Guarded: a member that renewed meanwhile keeps its group.
-        await this.groups.deleteOne({ _id: g._id, leaseUntil: { $lt: cutoff } });
-        continue;
-      }
+      const gone = g.ephemeral && g.leaseUntil < cutoff && (g.createdAt ?? 0) < cutoff;
+      // Guarded: a member that renewed meanwhile keeps its group, and its position holds entries as before.
+      if (gone && (await this.groups.deleteOne({ _id: g._id, leaseUntil: { $lt: cutoff } })) > 0) continue;
       live.push(g);
     }
     return live;
