@@ -47,7 +47,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
       createPartitioner: Partitioners.DefaultPartitioner,
     }),
   );
-  const topics = new TopicRegistry(admin.get, opts.partitions ?? 3);
+  const topics = new TopicRegistry(admin.get, { partitions: opts.partitions ?? 3 });
   const subscriptions = new Set<Subscription>();
   let closed = false;
 
