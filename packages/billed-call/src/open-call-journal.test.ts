@@ -137,6 +137,19 @@ describe.each(STORE_ENGINES)('open-call journal and its recovery sweeper (%s sto
     expect(await entries()).toHaveLength(1);
   });
 
+  it('renews the lease of every stream it runs, and of no other instance\'s', async () => {
+    const renewing = instance('renewing');
+    const mine = [await sent(renewing), await sent(renewing)];
+    const theirs = await sent(instance('silent'));
+    clock += LEASE_MS - 1;
+    await renewing.renewLeases();
+    clock += 2;
+    expect(await instance('sweeper').recoverLapsed()).toBe(1);
+    await eventually(() => published.length === 1);
+    expect(published[0].request_id).toBe(theirs.requestId);
+    expect((await entries()).map((e) => e._id).sort()).toEqual(mine.map((c) => c.requestId).sort());
+  });
+
   it('does not bill its own running stream whose renewal came late: its sweep renews it instead', async () => {
     const owner = instance('owner');
     const call = await sent(owner);

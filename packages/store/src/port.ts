@@ -67,6 +67,11 @@ export interface IndexSpec {
 export interface Collection<T extends Doc> {
   readonly name: string;
   ensureIndex(spec: IndexSpec): Promise<void>;
+  /**
+   * Drops the index `ensureIndex(spec)` made, if there is one (a no-op otherwise): an index a newer version no
+   * longer queries costs every write that touches its fields.
+   */
+  dropIndex(spec: IndexSpec): Promise<void>;
   /** Throws `DuplicateKeyError` on a unique-index violation (including `_id`). */
   insertOne(doc: T): Promise<T>;
   /**

@@ -392,6 +392,16 @@ describe.each([
       expect(ids(await members.find({ tenant: 't1', name: 'x' }))).toEqual(['1']);
     });
 
+    it('drops an index: its uniqueness no longer holds, queries on its field still answer, and dropping again is a no-op', async () => {
+      await accounts.dropIndex({ fields: { email: 1 }, unique: true });
+      await accounts.dropIndex({ fields: { email: 1 }, unique: true });
+      await accounts.insertOne({ _id: 'c', email: 'a@x' });
+      expect(ids(await accounts.find({ email: 'a@x' }, { sort: { _id: 1 } }))).toEqual(['a', 'c']);
+      await accounts.updateOne({ _id: 'b' }, { $set: { email: ['a@x', 'b@x'] as never } });
+      expect(ids(await accounts.find({ email: 'a@x' }, { sort: { _id: 1 } }))).toEqual(['a', 'b', 'c']);
+      await store.collection('never_written').dropIndex({ fields: { email: 1 } });
+    });
+
     it('enforces sparse unique indexes only among documents that have the field', async () => {
       const keys = store.collection<Doc & { externalId?: string }>('keys');
       await keys.ensureIndex({ fields: { externalId: 1 }, unique: true, sparse: true });

@@ -81,13 +81,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
-    const fields = Object.keys(spec.fields);
-    if (fields.length === 0) throw new Error('An index needs at least one field');
-    const odd = fields.find((f) => !isPlainPath(f));
-    if (odd) throw new Error(`The embedded engine cannot index '${odd}' (letters, digits, _ and - per segment)`);
-    const unique = spec.unique ?? false;
-    const sparse = spec.sparse ?? false;
-    const indexName = quoteIdent(`ix:${this.name}:${fields.join(',')}${unique ? ':unique' : ''}${sparse ? ':sparse' : ''}`);
+    const { fields, unique, sparse, indexName } = this.indexOf(spec);
     // A sparse index holds only documents that have one of its fields (JSON null counts as having it).
     const where = sparse ? ` WHERE ${fields.map((f) => `json_type(doc, ${jsonPath(f)}) IS NOT NULL`).join(' OR ')}` : '';
     await this.mutate('ensureIndex', () => {
@@ -103,6 +97,33 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
         paths.set(path, seen.seen === 1);
       }
     });
+  }
+
+  async dropIndex(spec: IndexSpec): Promise<void> {
+    const { fields, indexName } = this.indexOf(spec);
+    await this.mutate('dropIndex', () => {
+      const paths = this.ready();
+      this.db.exec(`DROP INDEX IF EXISTS ${indexName}`);
+      // A path no index covers any more is no longer decided in SQL (nor watched for arrays).
+      const remaining = (this.db.statement(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`)
+        .all(`doc:${this.name}`) as { sql: string }[]).map((r) => r.sql);
+      for (const path of fields) {
+        if (path === '_id' || remaining.some((sql) => sql.includes(jsonPath(path)))) continue;
+        this.db.statement(`DELETE FROM ${INDEX_PATHS_TABLE} WHERE collection = ? AND path = ?`).run(this.name, path);
+        paths.delete(path);
+      }
+    });
+  }
+
+  private indexOf(spec: IndexSpec) {
+    const fields = Object.keys(spec.fields);
+    if (fields.length === 0) throw new Error('An index needs at least one field');
+    const odd = fields.find((f) => !isPlainPath(f));
+    if (odd) throw new Error(`The embedded engine cannot index '${odd}' (letters, digits, _ and - per segment)`);
+    const unique = spec.unique ?? false;
+    const sparse = spec.sparse ?? false;
+    const indexName = quoteIdent(`ix:${this.name}:${fields.join(',')}${unique ? ':unique' : ''}${sparse ? ':sparse' : ''}`);
+    return { fields, unique, sparse, indexName };
   }
 
   async insertOne(doc: T): Promise<T> {

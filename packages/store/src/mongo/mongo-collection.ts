@@ -41,6 +41,17 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
     await c.createIndex(spec.fields, options).catch((err: unknown) => { throw unavailableIfUnreachable(err, this.name); });
   }
 
+  async dropIndex(spec: IndexSpec): Promise<void> {
+    const c = await this.collection();
+    // MongoDB names an index by its fields alone (`owner_1`); its options do not change the name.
+    const name = Object.entries(spec.fields).map(([field, direction]) => `${field}_${direction}`).join('_');
+    await c.dropIndex(name).catch((err: unknown) => {
+      // 27 IndexNotFound; 26 NamespaceNotFound (no collection yet): nothing to drop.
+      if (err instanceof mongo.MongoServerError && (err.code === 27 || err.code === 26)) return;
+      throw unavailableIfUnreachable(err, this.name);
+    });
+  }
+
   async insertOne(doc: T): Promise<T> {
     requireStringId(doc, this.name);
     await this.run((c) => c.insertOne(doc as unknown as NativeDoc));
