@@ -1,5 +1,5 @@
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { InputError, PaymentRequiredError, UnavailableError, UpstreamError, type GatewayError } from './errors';
 import { encodeEvent, EventStreamWriter, streamErrorEvent, type EventStreamFormat } from './event-stream';
 
@@ -43,9 +43,11 @@ describe('EventStreamWriter', () => {
   let serve: (writer: EventStreamWriter) => void;
   let heartbeatMs = 0;
   let lastWriter: EventStreamWriter | null = null;
+  let lastResponse: ServerResponse | null = null;
 
   beforeAll(async () => {
     server = createServer((_req, res) => {
+      lastResponse = res;
       lastWriter = new EventStreamWriter(res, { format: 'chat', heartbeatMs, headers: { 'x-request-id': 'br-1' } });
       lastWriter.open();
       serve(lastWriter);
@@ -71,6 +73,23 @@ describe('EventStreamWriter', () => {
     expect(res.headers).toMatchObject({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': 'br-1' });
     release();
     expect(await readAll(res)).toBe('data: one\n\ndata: [DONE]\n\n');
+  });
+
+  it('sends the headers and an event written in the same turn in one socket write', async () => {
+    heartbeatMs = 0;
+    const batches: string[] = [];
+    serve = (w) => {
+      // Each call of a socket's _write or _writev is one write to the connection.
+      const socket = lastResponse!.socket as Socket & Record<'_write' | '_writev', (...args: never[]) => void>;
+      const write = socket._write.bind(socket);
+      const writev = socket._writev.bind(socket);
+      socket._write = ((chunk: Buffer | string, ...rest: never[]) => { batches.push(String(chunk)); write(chunk as never, ...rest); }) as never;
+      socket._writev = ((chunks: { chunk: Buffer | string }[], cb: never) => { batches.push(chunks.map((c) => String(c.chunk)).join('')); writev(chunks as never, cb); }) as never;
+      w.event({ data: 'one' });
+      setTimeout(() => w.end({ data: '[DONE]' }), 20);
+    };
+    expect(await readAll(await get())).toBe('data: one\n\ndata: [DONE]\n\n');
+    expect(batches[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n[0-9a-f]+\r\ndata: one\n\n\r\n$/);
   });
 
   it('writes a ping comment while the stream is idle', async () => {
