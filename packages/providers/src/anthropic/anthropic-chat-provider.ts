@@ -39,7 +39,7 @@ export class AnthropicChatProvider implements ChatProvider {
       callerWantsUsage: req.stream_options?.include_usage === true,
       providerRequestId: anthropicRequestId(res.headers),
     });
-    const chunks = translateEventStream(res, deadline, (event) => translator.translate(event), () => translator.end());
+    const chunks = translateEventStream(res, deadline, (event) => translator.translate(event), () => translator.end(), () => translator.complete());
     return { chunks, usage: () => translator.usage() };
   }
 

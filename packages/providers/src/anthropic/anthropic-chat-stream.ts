@@ -73,6 +73,11 @@ export class AnthropicChatStreamTranslator {
     }
   }
 
+  /** The provider's `message_stop` went by: nothing after it counts. */
+  complete(): boolean {
+    return this.stopped;
+  }
+
   /** Called when the body ended: a stream cut off before message_stop is a failed call, not a short answer. */
   end(): void {
     if (!this.stopped) throw unfinishedStreamError();

@@ -4,21 +4,30 @@ import type { Deadline } from './deadline';
 import { releasingIterable } from './releasing-iterable';
 import { mapTransportError } from './upstream-errors';
 
+/** What a provider may still send after its end marker before its connection is closed instead of reused. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
 /**
- * Feeds the events of a 2xx stream answer to `translate` and yields what it returns; `end` runs when the body
- * ended (it may throw, or yield closing items). Failures become typed errors; the connection is released
- * however iteration stops.
+ * Feeds the events of a 2xx stream answer to `translate` and yields what it returns; `end` runs when the stream
+ * is over (it may throw, or yield closing items): when the body ended, or as soon as `complete` says the
+ * provider's end marker went by (OpenAI's `[DONE]`, Anthropic's `message_stop`). A provider's body usually ends
+ * a read after that marker; the caller's stream need not wait for it, and the rest is drained in the background
+ * so the connection goes back to the pool. Failures become typed errors; the connection is released however
+ * iteration stops.
  */
 export function translateEventStream<T>(
   res: Dispatcher.ResponseData,
   deadline: Deadline,
   translate: (event: ServerSentEvent) => Iterable<T>,
   end: () => Iterable<T> | void,
+  complete?: () => boolean,
 ): AsyncIterable<T> {
   // From here on the per-request bodyTimeout bounds each gap between events; a long answer is fine.
   deadline.stopTimer();
   const body = res.body;
+  let handedToDrain = false;
   const release = () => {
+    if (handedToDrain) return;
     if (!body.destroyed) {
       // undici reports a destroy before the end as an 'error' event; nobody is left to hear it.
       body.on('error', () => {});
@@ -26,15 +35,45 @@ export function translateEventStream<T>(
     }
     deadline.dispose();
   };
-  async function* run(): AsyncGenerator<T> {
+  // The body's iterator without its `return`: leaving the loop below at the end marker must not destroy the
+  // body (a destroyed body closes its connection).
+  const bodyChunks = body[Symbol.asyncIterator]();
+  const chunks: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => ({ next: () => bodyChunks.next() }) };
+  const drainRest = async () => {
+    let bytes = 0;
     try {
-      for await (const event of readServerSentEvents(body)) yield* translate(event);
+      for (let r = await bodyChunks.next(); !r.done; r = await bodyChunks.next()) {
+        bytes += (r.value as Uint8Array).length;
+        if (bytes > DRAIN_LIMIT_BYTES) break;
+      }
+    } catch {
+      // The answer is complete; a connection that fails now is only not reused.
+    } finally {
+      handedToDrain = false;
+      release();
+    }
+  };
+  async function* run(): AsyncGenerator<T> {
+    let completeEarly = false;
+    try {
+      for await (const event of readServerSentEvents(chunks)) {
+        yield* translate(event);
+        if (complete?.()) {
+          completeEarly = true;
+          break;
+        }
+      }
       const closing = end();
       if (closing) yield* closing;
     } catch (err) {
       throw mapTransportError(err, deadline);
     } finally {
-      release();
+      if (completeEarly && !body.destroyed) {
+        handedToDrain = true;
+        void drainRest();
+      } else {
+        release();
+      }
     }
   }
   return releasingIterable(run(), release);

@@ -66,7 +66,7 @@ export class OpenAICompatibleChatProvider implements ChatProvider {
   async chatStream(req: ChatCompletionRequest, target: ChatTarget, signal?: AbortSignal): Promise<ChatStream> {
     const { res, deadline } = await openUpstreamStream(target, signal, (d) => this.send(req, target, true, d));
     const translator = new OpenAIChatStreamTranslator(req.stream_options?.include_usage === true, providerRequestId(res.headers));
-    const chunks = translateEventStream(res, deadline, (event) => translator.translate(event), () => translator.end());
+    const chunks = translateEventStream(res, deadline, (event) => translator.translate(event), () => translator.end(), () => translator.complete());
     return { chunks, usage: () => translator.usage() };
   }
 

@@ -47,6 +47,11 @@ export class OpenAIChatStreamTranslator {
     return [chunk];
   }
 
+  /** The provider's `[DONE]` went by: nothing after it counts. */
+  complete(): boolean {
+    return this.done;
+  }
+
   /** Called when the body ended: a stream cut off before any finish_reason is a failed call, not a short answer. */
   end(): void {
     if (!this.done && !this.finished) throw unfinishedStreamError();
