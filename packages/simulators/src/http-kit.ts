@@ -16,6 +16,11 @@ export interface SimulatorFixture {
   body: string;
   /** Destroys the connection after writing the body, as a dropped upstream would. */
   dropConnection?: boolean;
+  /**
+   * Writes the body at once but ends it (the chunked terminator) only this long after, or when the client
+   * leaves: a provider that flushes its last event before it closes the body.
+   */
+  endAfterMs?: number;
 }
 
 /** The model name suffix naming the "served snapshot", as real providers do. */
@@ -195,6 +200,11 @@ export function replay(res: http.ServerResponse, fixture: SimulatorFixture, stre
   });
   if (fixture.dropConnection) {
     res.write(fixture.body, () => res.destroy());
+    return;
+  }
+  if (fixture.endAfterMs !== undefined) {
+    res.write(fixture.body);
+    later(res, fixture.endAfterMs, () => res.end());
     return;
   }
   res.end(fixture.body);

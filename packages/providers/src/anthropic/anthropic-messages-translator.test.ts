@@ -96,6 +96,13 @@ describe('AnthropicMessagesTranslator against the Anthropic simulator', () => {
       expect(stream.servedModel()).toBe('claude-opus-4-1-20250805');
     });
 
+    it('ends at message_stop while the provider still holds its body open', async () => {
+      const stream = await up.provider.stream(native('sim-fixture-held-open-stream', { stream: true }), up.target);
+      const waited = new Promise<'waited'>((resolve) => setTimeout(resolve, 2_000, 'waited').unref());
+      expect(await Promise.race([collect(stream.events), waited])).toEqual(recordedEvents(recorded.textStream));
+      expect(stream.usage()).toMatchObject({ prompt_tokens: 35, completion_tokens: 15 });
+    });
+
     it('reads cumulative usage from message_delta and passes unknown events on', async () => {
       const thinking = await up.provider.stream(native('sim-fixture-thinking-stream'), up.target);
       expect(await collect(thinking.events)).toEqual(recordedEvents(recorded.thinkingStream));

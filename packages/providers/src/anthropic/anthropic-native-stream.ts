@@ -40,7 +40,12 @@ export class AnthropicNativeStreamObserver implements NativeStreamObserver {
     return [forwarded];
   }
 
-  /** Called when the body ended: a stream cut off before message_stop is a failed call. */
+  /** The provider's `message_stop` went by: nothing after it counts. */
+  complete(): boolean {
+    return this.stopped;
+  }
+
+  /** Called when the stream is over: a stream cut off before message_stop is a failed call. */
   end(): void {
     if (!this.stopped) throw unfinishedStreamError();
   }

@@ -7,7 +7,9 @@ import { translateEventStream } from './translate-event-stream';
 export interface NativeStreamObserver {
   /** The events to pass on for one upstream event; throws to end the stream with an error. */
   observe(event: ServerSentEvent): NativeEvent[];
-  /** Called when the body ended: throws when the stream stopped before the answer was finished. */
+  /** The provider's terminal event went by: the stream ends there, without waiting for the body's end. */
+  complete(): boolean;
+  /** Called when the stream is over: throws when it stopped before the answer was finished. */
   end(): void;
   usage(): Usage | null;
   responseId(): string;
@@ -17,7 +19,7 @@ export interface NativeStreamObserver {
 /** A 2xx native stream answer, passed through `observer`. */
 export function nativeEventStream(res: Dispatcher.ResponseData, deadline: Deadline, observer: NativeStreamObserver): NativeStream {
   return {
-    events: translateEventStream(res, deadline, (event) => observer.observe(event), () => observer.end()),
+    events: translateEventStream(res, deadline, (event) => observer.observe(event), () => observer.end(), () => observer.complete()),
     usage: () => observer.usage(),
     providerResponseId: () => observer.responseId(),
     servedModel: () => observer.servedModel(),

@@ -36,7 +36,12 @@ export class OpenAIResponsesStreamObserver implements NativeStreamObserver {
     return passed;
   }
 
-  /** Called when the body ended: a stream without a terminal event is a failed call, not a short answer. */
+  /** A terminal event went by (`response.completed`, `.incomplete`, `.failed` or `error`): nothing after it counts. */
+  complete(): boolean {
+    return this.finished;
+  }
+
+  /** Called when the stream is over: a stream without a terminal event is a failed call, not a short answer. */
   end(): void {
     if (!this.finished) throw unfinishedStreamError('response');
   }

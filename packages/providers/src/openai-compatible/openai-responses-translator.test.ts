@@ -25,6 +25,8 @@ const fixtures: Record<string, SimulatorFixture> = {
   'truncated-stream': stream(recorded.truncatedStream),
   'dropped-stream': stream(recorded.truncatedStream, { dropConnection: true }),
   'malformed-lifecycle-stream': stream(recorded.malformedLifecycleStream),
+  // Everything up to response.completed at once, and the body's end a minute later.
+  'held-open-stream': stream(recorded.textStream, { endAfterMs: 60_000 }),
 };
 
 const request = (input: string, extra: Record<string, unknown> = {}): NativeRequest => ({ body: { model: 'gpt-4o-mini', input, ...extra }, headers: {} });
@@ -109,6 +111,13 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
       expect(error).toBeInstanceOf(UpstreamError);
       expect(error).toMatchObject({ status: 502, message: expect.stringMatching(message) });
       expect(isRetryableUpstreamError(error)).toBe(retryable);
+    });
+
+    it('ends at response.completed while the provider still holds its body open', async () => {
+      const s = await up.provider.stream(request('hi'), withModel('sim-fixture-held-open-stream'));
+      const waited = new Promise<'waited'>((resolve) => setTimeout(resolve, 2_000, 'waited').unref());
+      expect(await Promise.race([collect(s.events), waited])).toEqual(await recordedEvents(recorded.textStream));
+      expect(s.usage()).toEqual(expect.objectContaining({ input_tokens: 36, output_tokens: 87 }));
     });
 
     it('releases the connection when the caller stops early, even before the first event', async () => {
