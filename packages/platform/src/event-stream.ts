@@ -57,18 +57,15 @@ export interface EventStreamOptions {
 
 /**
  * One streamed response. `open` sends the headers in this turn of the event loop (no proxy buffering): with the
- * first events when they are written in the same turn, on their own at the end of it otherwise. The events of one
- * turn (those translated from one read of the provider's body) leave together at its end, in one socket write
- * instead of one each. `clientGone` turns true when the client closed the connection first, and from then on
- * writes are dropped, so the caller can keep draining its source to learn (and bill) what was generated.
+ * first event when it is written in the same turn, on their own at the end of it otherwise; `clientGone` turns
+ * true when the client closed the connection first, and from then on writes are dropped, so the caller can keep
+ * draining its source to learn (and bill) what was generated.
  */
 export class EventStreamWriter {
   private gone = false;
   private sent = 0;
   private heartbeat: NodeJS.Timeout | null = null;
   private headersDue: NodeJS.Immediate | null = null;
-  /** Set while this turn's writes are held back (the response corked), to leave together at its end. */
-  private uncorkDue: NodeJS.Immediate | null = null;
 
   constructor(private readonly res: ServerResponse, private readonly opts: EventStreamOptions) {}
 
@@ -106,7 +103,6 @@ export class EventStreamWriter {
 
   event(e: ServerSentEvent): void {
     if (this.gone) return;
-    this.holdUntilTurnEnds();
     this.res.write(encodeEvent(e));
     this.sent += 1;
     this.heartbeat?.refresh();
@@ -126,26 +122,10 @@ export class EventStreamWriter {
     this.res.end(streamErrorEvent(this.opts.format, err, traceId, this.sent));
   }
 
-  /** The end of a response uncorks its connection whole; until then, one cork per turn and its uncork. */
-  private holdUntilTurnEnds(): void {
-    if (this.uncorkDue) return;
-    this.res.cork();
-    this.uncorkDue = setImmediate(() => {
-      this.uncorkDue = null;
-      this.res.uncork();
-    });
-  }
-
   private stopHeartbeat(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
     if (this.headersDue) clearImmediate(this.headersDue);
     this.headersDue = null;
-    // Ending writes what is held, and a connection kept alive must not be uncorked later under another response.
-    if (this.uncorkDue) {
-      clearImmediate(this.uncorkDue);
-      this.uncorkDue = null;
-      if (this.gone) this.res.uncork();
-    }
   }
 }
