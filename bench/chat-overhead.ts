@@ -16,14 +16,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
 import { request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
-import { ROOT, alive, cleanup, forgetChild, installExitHandlers, logTails, onCleanup, setTempDir, startChild, type Child } from './lib/children';
+import { ROOT, cleanup, installExitHandlers, logTails, setTempDir, startChild } from './lib/children';
+import { startBenchGateway } from './lib/gateway';
+import { unaryLoad as load, type Pids, type Segment, type UnaryTarget } from './lib/unary-load';
 import { writeResultFile } from './lib/results';
-import { HOST, freePorts, getStatus, postJson, sleep, waitFor, withTimeout } from './lib/net';
-import { TICKS_PER_S, cpuTicks, percentile, round, settle } from './lib/stats';
+import { HOST, freePorts, getStatus, postJson, waitFor } from './lib/net';
+import { TICKS_PER_S, percentile, round, settle } from './lib/stats';
 import { checkBilling, settledBalance } from './lib/billing';
 import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
 import { fmt, formatTable, signed } from './lib/report';
@@ -113,69 +114,7 @@ function parseOptions(): Options {
 // ---------------------------------------------------------------------------------------------- load runs
 
 type PathName = 'direct' | 'gateway' | 'portkey';
-/** The processes whose CPU time each run records. */
-type Pids = Record<string, number | undefined>;
-
-interface Target {
-  path: PathName;
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-interface Segment {
-  durationS: number;
-  completed2xx: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodes: Record<string, number>;
-  latencies: number[];
-  cpuTicks: Record<string, number | null>;
-  benchCpuUs: number;
-}
-
-async function load(target: Target, connections: number, durationS: number, pids: Pids): Promise<Segment> {
-  const latencies: number[] = [];
-  const ticks0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuTicks(pid)]));
-  const bench0 = process.cpuUsage();
-  const inst = autocannon({
-    url: target.url,
-    method: 'POST',
-    headers: target.headers,
-    body: target.body,
-    connections,
-    duration: durationS,
-    pipelining: 1,
-    timeout: 10,
-  });
-  const forget = onCleanup(() => inst.stop());
-  // autocannon's own histogram has 1 ms resolution; keep every 2xx response time (hrtime, ms) instead.
-  inst.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
-  const r = await withTimeout(inst, (durationS + 30) * 1000, `autocannon ${target.path} x${connections}`);
-  forget();
-  const bench = process.cpuUsage(bench0);
-  const ticks: Record<string, number | null> = {};
-  for (const [k, pid] of Object.entries(pids)) {
-    const [a, b] = [ticks0[k], cpuTicks(pid)];
-    ticks[k] = a !== null && b !== null ? b - a : null;
-  }
-  const statusCodes: Record<string, number> = {};
-  for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
-  return {
-    durationS: r.duration,
-    completed2xx: r['2xx'],
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    statusCodes,
-    latencies,
-    cpuTicks: ticks,
-    benchCpuUs: bench.user + bench.system,
-  };
-}
+type Target = UnaryTarget<PathName>;
 
 interface Row {
   connections: number;
@@ -259,48 +198,9 @@ async function main(): Promise<number> {
   const simulator = startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
     path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], baseEnv, true);
 
-  let gateway: Child | null = null;
-  let edgePort = 0;
-  for (let attempt = 1; !gateway; attempt++) {
-    const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc] = await freePorts(8);
-    const dataDir = path.join(tempDir, `data-${attempt}`);
-    mkdirSync(dataDir);
-    const gatewayEnv: NodeJS.ProcessEnv = {
-      ...baseEnv,
-      DATA_DIR: dataDir,
-      BENCH_TEMP_DIR: tempDir,
-      STORE: 'embedded',
-      BUS: 'embedded',
-      SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_bench', credit_usd: '1000000', management_key: benchKey }]),
-      CATALOG_FILE: catalogFile,
-      SIMULATOR_API_KEY: SIMULATOR_KEY,
-      EDGE_PORT: String(edge),
-      EDGE_ADMIN_PORT: String(edgeAdmin),
-      KEYS_HTTP_PORT: String(keysHttp),
-      KEYS_GRPC_PORT: String(keysGrpc),
-      BILLING_HTTP_PORT: String(billingHttp),
-      BILLING_GRPC_PORT: String(billingGrpc),
-      INFERENCE_HTTP_PORT: String(inferenceHttp),
-      INFERENCE_GRPC_PORT: String(inferenceGrpc),
-      KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`,
-      BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`,
-      KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`,
-      BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`,
-      INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
-      ...opts.gatewayEnv,
-    };
-    const candidate = startChild(attempt === 1 ? 'gateway' : `gateway (attempt ${attempt})`, [...profArgs, '--import', 'tsx', path.join(ROOT, 'bench/gateway-process.ts')], gatewayEnv, true);
-    try {
-      await waitFor('the gateway (edge admin /readyz)', async () => (await getStatus(`http://${HOST}:${edgeAdmin}/readyz`)) === 200, 120_000, [candidate, simulator]);
-      gateway = candidate;
-      edgePort = edge;
-    } catch (err) {
-      // A port taken between the check and the listen: once more on other ports.
-      if (attempt >= 3 || alive(candidate) || !candidate.tail.some((l) => l.includes('EADDRINUSE'))) throw err;
-      process.stdout.write(`gateway start hit a port in use; retrying on other ports\n`);
-      forgetChild(candidate);
-    }
-  }
+  const { child: gateway, edgePort } = await startBenchGateway({
+    name: 'gateway', tempDir, baseEnv, benchKey, catalogFile, simulatorKey: SIMULATOR_KEY, nodeArgs: profArgs, extraEnv: opts.gatewayEnv, watch: [simulator],
+  });
   await waitFor('the simulator', async () => (await getStatus(`http://${HOST}:${simPort}/v1/models`, simAuth)) === 200, 120_000, [simulator]);
   const json = { 'content-type': 'application/json' };
   const simChatUrl = `http://${HOST}:${simPort}/v1/chat/completions`;

@@ -32,8 +32,9 @@ export function forgetChild(c: Child): void {
   children.splice(children.indexOf(c), 1);
 }
 
-export function startChild(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv, ipc = false): Child {
-  const proc = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc' as const] : [])] });
+/** `cwd` is the tree the child runs from (tsx reads its tsconfig there): this checkout unless given. */
+export function startChild(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv, ipc = false, cwd = ROOT): Child {
+  const proc = spawn(process.execPath, nodeArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc' as const] : [])] });
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
