@@ -5,9 +5,17 @@ import { sleep } from './net';
 /** utime + stime of a process in clock ticks (Linux; USER_HZ is 100 on every mainstream kernel). */
 export const TICKS_PER_S = 100;
 export function cpuTicks(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+  return pid === undefined ? null : ticksOf(`/proc/${pid}/stat`);
+}
+
+/** The same for a process's main thread alone (its event loop), without its worker and helper threads. */
+export function mainThreadTicks(pid: number | undefined): number | null {
+  return pid === undefined ? null : ticksOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function ticksOf(statFile: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(statFile, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]);
   } catch {
