@@ -21,22 +21,21 @@
  * offline from pnpm's store). Only loopback addresses; everything started here is stopped on exit.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
-import { usdToMicros } from '@gw/platform';
-import { ROOT, cleanup, forgetChild, installExitHandlers, logTails, setTempDir, startChild, stopChild } from './lib/children';
+import { ROOT, cleanup, forgetChild, installExitHandlers, logTails, stopChild } from './lib/children';
+import { prepareRun, startSimulator } from './lib/run-setup';
 import { pooled, ratioSummary, type Pooled, type RatioSummary, type Slice } from './lib/ab-stats';
 import { startBenchGateway, type BenchGateway } from './lib/gateway';
-import { HOST, freePorts, getStatus, postJson, waitFor } from './lib/net';
+import { HOST, getStatus, postJson, waitFor } from './lib/net';
 import { TICKS_PER_S, cpuTicks, mainThreadTicks, percentile, round, settle } from './lib/stats';
-import { checkBilling, settledBalance, type BillingCheck } from './lib/billing';
+import { balanceReader, checkBilling, settledBalance, type BillingCheck } from './lib/billing';
 import { fmt, formatTable } from './lib/report';
 import { writeResultFile } from './lib/results';
-import { PUBLIC_MODEL, chatBody, gitRevision, writeCatalog } from './lib/setup';
+import { PUBLIC_MODEL, chatBody, gitRevision } from './lib/setup';
 import { oneStream, streamLoad, type StreamSegment, type StreamTarget } from './lib/stream-load';
 import { unaryLoad, type Segment, type UnaryTarget } from './lib/unary-load';
 
@@ -170,26 +169,14 @@ async function main(): Promise<number> {
   const base = baseTree(opts.base);
   const perGenerationS = 120 + 2 * (opts.warmupS + 20) + opts.connections.length * opts.pairs * 2 * (opts.sliceS + 40);
   const budgetS = 120 + opts.restarts * perGenerationS;
-  const budget = setTimeout(() => {
-    process.stderr.write(`\nA/B run exceeded its time budget of ${budgetS} s; stopping everything\n${logTails()}\n`);
-    cleanup().finally(() => process.exit(1));
-  }, budgetS * 1000);
-
-  const startedAt = new Date();
-  const loadBefore = os.loadavg();
-  const tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
-  setTempDir(tempDir);
-  const [simPort] = await freePorts(1);
-  const benchKey = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
-  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-  const catalogFile = writeCatalog(tempDir, simPort);
+  const run = await prepareRun('A/B run', budgetS);
+  const { tempDir, benchKey, baseEnv, catalogFile } = run;
   const gwAuth = { authorization: `Bearer ${benchKey}` };
   const json = { 'content-type': 'application/json' };
 
-  process.stdout.write(`base ${base.commit.slice(0, 7)}, candidate ${gitRevision()}; starting the simulator (:${simPort})...\n`);
-  const simulator = startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
-    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], baseEnv, true);
-  await waitFor('the simulator', async () => (await getStatus(`http://${HOST}:${simPort}/v1/models`, { authorization: `Bearer ${SIMULATOR_KEY}` })) === 200, 120_000, [simulator]);
+  process.stdout.write(`base ${base.commit.slice(0, 7)}, candidate ${gitRevision()}; starting the simulator (:${run.simPort})...\n`);
+  const simulator = startSimulator(run);
+  await waitFor('the simulator', async () => (await getStatus(`http://${HOST}:${run.simPort}/v1/models`, { authorization: `Bearer ${SIMULATOR_KEY}` })) === 200, 120_000, [simulator]);
 
   const warnings: string[] = [];
   const warn = (w: string) => {
@@ -214,12 +201,7 @@ async function main(): Promise<number> {
     const streamTarget = (side: Side): StreamTarget => ({
       path: side, origin: origin(side), pathname: '/v1/chat/completions', headers: { ...gwAuth, ...json }, body: chatBody(PUBLIC_MODEL, true),
     });
-    const readBalance = (side: Side) => async (): Promise<number> => {
-      const res = await request(`${origin(side)}/v1/billing/balance`, { headers: gwAuth, headersTimeout: 5000, bodyTimeout: 5000 });
-      const body = (await res.body.json()) as { data?: { spendable?: string } };
-      if (res.statusCode !== 200 || typeof body.data?.spendable !== 'string') throw new Error(`${side} balance: HTTP ${res.statusCode} ${JSON.stringify(body)}`);
-      return usdToMicros(body.data.spendable);
-    };
+    const readBalance = (side: Side) => balanceReader(origin(side), gwAuth);
 
     // One call each: both answer, and what a call costs (the balance's fall once it has landed).
     const perCallMicros = {} as Record<Side, number>;
@@ -307,20 +289,20 @@ async function main(): Promise<number> {
     ]),
   ), '',
   `billing: ${SIDES.map((s) => `${s} ${total(s, (b) => b.calls_billed)} calls billed for ${total(s, (b) => b.answered)} answered${billedOk(s) ? ' (once each)' : ''}`).join('; ')}`,
-  `machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
+  `machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}; load average before ${run.loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
   ...warnings];
   process.stdout.write(lines.join('\n') + '\n');
 
   if (opts.save) {
-    const file = writeResultFile(opts.outDir, `ab-${startedAt.toISOString().slice(0, 10)}`, {
+    const file = writeResultFile(opts.outDir, `ab-${run.startedAt.toISOString().slice(0, 10)}`, {
       benchmark: 'ab',
-      date: startedAt.toISOString(),
+      date: run.startedAt.toISOString(),
       base: base.commit,
       candidate: gitRevision(),
       command: `node --import tsx bench/ab.ts ${process.argv.slice(2).join(' ')}`.trim(),
       machine: {
         nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim() ?? null, mem_total_gib: round(os.totalmem() / 2 ** 30, 1), node: process.version,
-        loadavg_before: loadBefore.map((l) => round(l, 2)), loadavg_after: loadAfter.map((l) => round(l, 2)),
+        loadavg_before: run.loadBefore.map((l) => round(l, 2)), loadavg_after: loadAfter.map((l) => round(l, 2)),
       },
       config: {
         stream: opts.stream, connections: opts.connections, restarts: opts.restarts, pairs: opts.pairs, slice_s: opts.sliceS, warmup_s: opts.warmupS, env: opts.env,
@@ -333,7 +315,7 @@ async function main(): Promise<number> {
     process.stdout.write(`wrote ${path.relative(process.cwd(), file) || file}\n`);
   }
   await cleanup();
-  clearTimeout(budget);
+  run.clearBudget();
   return warnings.length > 0 ? 1 : 0;
 }
 

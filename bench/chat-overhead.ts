@@ -11,25 +11,24 @@
  *
  * Only loopback addresses; everything started here is stopped on exit, errors, Ctrl-C and a time budget.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
-import { usdToMicros } from '@gw/platform';
-import { ROOT, cleanup, installExitHandlers, logTails, setTempDir, startChild } from './lib/children';
+import { ROOT, cleanup, installExitHandlers, logTails } from './lib/children';
+import { prepareRun, startSimulator } from './lib/run-setup';
 import { startBenchGateway } from './lib/gateway';
 import { unaryLoad as load, type Pids, type Segment, type UnaryTarget } from './lib/unary-load';
 import { writeResultFile } from './lib/results';
-import { HOST, freePorts, getStatus, postJson, waitFor } from './lib/net';
+import { HOST, getStatus, postJson, waitFor } from './lib/net';
 import { TICKS_PER_S, percentile, round, settle } from './lib/stats';
-import { checkBilling, settledBalance } from './lib/billing';
+import { balanceReader, checkBilling, settledBalance } from './lib/billing';
 import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
 import { fmt, formatTable, signed } from './lib/report';
 import { runStreamPhase } from './lib/stream-phase';
-import { PRICE, PROVIDER_MODEL, PUBLIC_MODEL, chatBody, gitRevision, writeCatalog } from './lib/setup';
+import { PRICE, PROVIDER_MODEL, PUBLIC_MODEL, chatBody, gitRevision } from './lib/setup';
 
 const SIMULATOR_KEY = `sim-bench-${randomBytes(8).toString('hex')}`;
 const TARGET_P50_DELTA_MS_AT_8 = 1;
@@ -175,19 +174,8 @@ async function main(): Promise<number> {
   const maxConn = Math.max(...opts.connections);
   const runs = (opts.portkey ? 3 : 2) + (opts.stream ? 2 : 0);
   const budgetS = 180 + runs * (opts.warmupS + 20) + opts.rounds * opts.connections.length * runs * (opts.durationS + 25) + (opts.stream ? 120 : 0) + 60;
-  const budget = setTimeout(() => {
-    process.stderr.write(`\nbenchmark exceeded its time budget of ${budgetS} s; stopping everything\n${logTails()}\n`);
-    cleanup().finally(() => process.exit(1));
-  }, budgetS * 1000);
-
-  const startedAt = new Date();
-  const loadBefore = os.loadavg();
-  const tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
-  setTempDir(tempDir);
-  const [simPort] = await freePorts(1);
-  const benchKey = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
-  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-  const catalogFile = writeCatalog(tempDir, simPort);
+  const run = await prepareRun('benchmark', budgetS);
+  const { startedAt, loadBefore, tempDir, simPort, benchKey, baseEnv, catalogFile } = run;
   const simAuth = { authorization: `Bearer ${SIMULATOR_KEY}` };
   const gwAuth = { authorization: `Bearer ${benchKey}` };
   if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
@@ -195,8 +183,7 @@ async function main(): Promise<number> {
   const t0 = Date.now();
 
   process.stdout.write(`starting the simulator (:${simPort}) and the gateway${opts.profileDir ? ` (under --cpu-prof -> ${opts.profileDir})` : ''}...\n`);
-  const simulator = startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
-    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], baseEnv, true);
+  const simulator = startSimulator(run);
 
   const { child: gateway, edgePort } = await startBenchGateway({
     name: 'gateway', tempDir, baseEnv, benchKey, catalogFile, simulatorKey: SIMULATOR_KEY, nodeArgs: profArgs, extraEnv: opts.gatewayEnv, watch: [simulator],
@@ -221,13 +208,7 @@ async function main(): Promise<number> {
   const paths = (['direct', 'gateway', 'portkey'] as const).filter((p) => targets[p]);
 
   // Correctness of a single call on each path, and what one gateway call should cost.
-  const balanceUrl = `http://${HOST}:${edgePort}/v1/billing/balance`;
-  const readBalance = async (): Promise<number> => {
-    const res = await request(balanceUrl, { headers: gwAuth, headersTimeout: 5000, bodyTimeout: 5000 });
-    const body = (await res.body.json()) as { data?: { spendable?: string } };
-    if (res.statusCode !== 200 || typeof body.data?.spendable !== 'string') throw new Error(`balance: HTTP ${res.statusCode} ${JSON.stringify(body)}`);
-    return usdToMicros(body.data.spendable);
-  };
+  const readBalance = balanceReader(`http://${HOST}:${edgePort}`, gwAuth);
   const balanceStart = await readBalance();
   let gatewayCalls = 0;
   // Requests in flight when autocannon stops a run are served and billed but never counted as responses.
@@ -402,7 +383,7 @@ async function main(): Promise<number> {
   }
 
   await cleanup();
-  clearTimeout(budget);
+  run.clearBudget();
   if (opts.profileDir) process.stdout.write(`gateway CPU profile in ${opts.profileDir} (summarize: node --import tsx bench/profile-summary.ts ${opts.profileDir})\n`);
   return warnings.length > 0 ? 1 : 0;
 }

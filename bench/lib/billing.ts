@@ -1,4 +1,6 @@
 /** Waiting for usage events to reach the balance, and the check that every answered call was billed once. */
+import { request } from 'undici';
+import { usdToMicros } from '@gw/platform';
 import { sleep } from './net';
 
 /**
@@ -48,5 +50,15 @@ export function checkBilling(startMicros: number, endMicros: number, perCallMicr
     calls_billed: calls,
     unanswered_max: unanswered,
     ok: billed > 0 && calls !== null && Number.isInteger(calls) && calls >= answered && calls <= answered + unanswered,
+  };
+}
+
+/** Reads the seeded account's spendable balance, in micro-USD, from a gateway's edge. */
+export function balanceReader(origin: string, headers: Record<string, string>): () => Promise<number> {
+  return async () => {
+    const res = await request(`${origin}/v1/billing/balance`, { headers, headersTimeout: 5000, bodyTimeout: 5000 });
+    const body = (await res.body.json()) as { data?: { spendable?: string } };
+    if (res.statusCode !== 200 || typeof body.data?.spendable !== 'string') throw new Error(`balance at ${origin}: HTTP ${res.statusCode} ${JSON.stringify(body)}`);
+    return usdToMicros(body.data.spendable);
   };
 }
