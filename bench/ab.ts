@@ -31,6 +31,7 @@ import { prepareRun, startSimulator } from './lib/run-setup';
 import { pooled, ratioSummary, type Pooled, type RatioSummary, type Slice } from './lib/ab-stats';
 import { startBenchGateway, type BenchGateway } from './lib/gateway';
 import { HOST, getStatus, postJson, waitFor } from './lib/net';
+import { envOption, intOption } from './lib/options';
 import { TICKS_PER_S, cpuTicks, mainThreadTicks, percentile, round, settle } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance, type BillingCheck } from './lib/billing';
 import { fmt, formatTable } from './lib/report';
@@ -91,29 +92,15 @@ function parseOptions(): Options {
     process.stdout.write(HELP + '\n');
     process.exit(0);
   }
-  const int = (v: string, flag: string, min: number, max: number) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} must be an integer in [${min}, ${max}], got "${v}"`);
-    return n;
-  };
-  const envOf = (pairs: string[], flag: string) => {
-    const env: Record<string, string> = {};
-    for (const pair of pairs) {
-      const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
-      if (!m) throw new Error(`${flag} takes NAME=value, got "${pair}"`);
-      env[m[1]] = m[2];
-    }
-    return env;
-  };
   return {
     base: values.base,
-    connections: values.connections.split(',').map((c) => int(c.trim(), '--connections', 1, 1024)),
-    restarts: int(values.restarts, '--restarts', 1, 20),
-    pairs: int(values.pairs, '--pairs', 1, 50),
-    sliceS: int(values.slice, '--slice', 1, 120),
-    warmupS: int(values.warmup, '--warmup', 0, 120),
+    connections: values.connections.split(',').map((c) => intOption(c.trim(), '--connections', 1, 1024)),
+    restarts: intOption(values.restarts, '--restarts', 1, 20),
+    pairs: intOption(values.pairs, '--pairs', 1, 50),
+    sliceS: intOption(values.slice, '--slice', 1, 120),
+    warmupS: intOption(values.warmup, '--warmup', 0, 120),
     stream: values.stream,
-    env: { base: envOf(values['base-env'], '--base-env'), candidate: envOf(values['candidate-env'], '--candidate-env') },
+    env: { base: envOption(values['base-env'], '--base-env'), candidate: envOption(values['candidate-env'], '--candidate-env') },
     outDir: path.resolve(values.out),
     save: !values['no-save'],
   };

@@ -23,6 +23,7 @@ import { startBenchGateway } from './lib/gateway';
 import { unaryLoad as load, type Pids, type Segment, type UnaryTarget } from './lib/unary-load';
 import { writeResultFile } from './lib/results';
 import { HOST, getStatus, postJson, waitFor } from './lib/net';
+import { envOption, intOption } from './lib/options';
 import { TICKS_PER_S, percentile, round, settle } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance } from './lib/billing';
 import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
@@ -84,23 +85,13 @@ function parseOptions(): Options {
     process.stdout.write(HELP + '\n');
     process.exit(0);
   }
-  const int = (v: string, flag: string, min: number, max: number) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} must be an integer in [${min}, ${max}], got "${v}"`);
-    return n;
-  };
-  const connections = values.connections.split(',').map((c) => int(c.trim(), '--connections', 1, 1024));
-  const gatewayEnv: Record<string, string> = {};
-  for (const pair of values['gateway-env']) {
-    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
-    if (!m) throw new Error(`--gateway-env takes NAME=value, got "${pair}"`);
-    gatewayEnv[m[1]] = m[2];
-  }
+  const connections = values.connections.split(',').map((c) => intOption(c.trim(), '--connections', 1, 1024));
+  const gatewayEnv = envOption(values['gateway-env'], '--gateway-env');
   return {
     connections,
-    durationS: int(values.duration, '--duration', 1, 600),
-    warmupS: int(values.warmup, '--warmup', 0, 120),
-    rounds: int(values.rounds, '--rounds', 1, 10),
+    durationS: intOption(values.duration, '--duration', 1, 600),
+    warmupS: intOption(values.warmup, '--warmup', 0, 120),
+    rounds: intOption(values.rounds, '--rounds', 1, 10),
     outDir: path.resolve(values.out),
     save: !values['no-save'],
     profileDir: values['profile-gateway'] ? path.resolve(values['profile-gateway']) : null,
