@@ -16,6 +16,8 @@ export interface CheckpointStats {
 export interface WalCheckpointerOptions {
   /** How often each file's WAL is checkpointed (default 250 ms). */
   intervalMs?: number;
+  /** How long adding a file waits for another connection's lock before it fails (default 2 s). */
+  openWaitMs?: number;
   logger?: Logger;
 }
 
@@ -24,6 +26,8 @@ const SLOW_CHECKPOINT_MS = 1_000;
 /** A checkpoint that could not copy every frame (a commit landed meanwhile) is retried this soon, a few times. */
 const CATCH_UP_MS = 10;
 const CATCH_UP_TRIES = 5;
+/** Opening waits this long for a lock; a file it still cannot open is checkpointed by its commits instead. */
+const OPEN_WAIT_MS = 2_000;
 
 type Request =
   | { id: number; op: 'add'; path: string; synchronous: Synchronous }
@@ -95,11 +99,20 @@ parentPort.on('message', (m) => {
     if (m.op === 'add') {
       if (!files.has(m.path)) {
         const db = new DatabaseSync(m.path);
-        // Never wait on the writer: a checkpoint that finds the file busy tries again next time.
-        db.exec('PRAGMA busy_timeout = 0');
-        db.exec('PRAGMA synchronous = ' + (m.synchronous === 'full' ? 'FULL' : 'NORMAL'));
-        files.set(m.path, { path: m.path, db, checkpoint: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'), lastBackfill: 0, lastLog: 0, failing: false,
-          stats: { path: m.path, checkpoints: 0, frames: 0, longestMs: 0 } });
+        try {
+          // Setting up may meet another connection's lock (a recovery, a schema change): wait for it, briefly.
+          db.exec('PRAGMA busy_timeout = ' + workerData.openWaitMs);
+          db.exec('PRAGMA synchronous = ' + (m.synchronous === 'full' ? 'FULL' : 'NORMAL'));
+          const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+          // A checkpoint never waits on the writer: one that finds the file busy tries again next time.
+          db.exec('PRAGMA busy_timeout = 0');
+          files.set(m.path, { path: m.path, db, checkpoint, lastBackfill: 0, lastLog: 0, failing: false,
+            stats: { path: m.path, checkpoints: 0, frames: 0, longestMs: 0 } });
+        } catch (err) {
+          // Left open, it would hold the file (and its WAL) for as long as the process lives.
+          db.close();
+          throw err;
+        }
       }
       parentPort.postMessage({ id: m.id, ok: true });
     } else if (m.op === 'remove') {
@@ -136,7 +149,7 @@ export class WalCheckpointer {
   constructor(private readonly opts: WalCheckpointerOptions = {}) {
     this.worker = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { intervalMs: opts.intervalMs ?? 250, slowMs: SLOW_CHECKPOINT_MS, catchUpMs: CATCH_UP_MS, catchUpTries: CATCH_UP_TRIES },
+      workerData: { intervalMs: opts.intervalMs ?? 250, slowMs: SLOW_CHECKPOINT_MS, catchUpMs: CATCH_UP_MS, catchUpTries: CATCH_UP_TRIES, openWaitMs: opts.openWaitMs ?? OPEN_WAIT_MS },
       // A checkpointer holds a few connections and copies pages in SQLite's own memory: a small heap is plenty.
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });
