@@ -34,6 +34,7 @@ describe('WalCheckpointer', () => {
       holder.close();
       expect(openFilesUnder(dir)).toEqual([]);
     } finally {
+      if (holder.isOpen) holder.close();
       await checkpointer.close();
     }
   });
@@ -59,6 +60,7 @@ describe('WalCheckpointer', () => {
       db.close();
       expect(openFilesUnder(dir)).toEqual([]);
     } finally {
+      if (db.isOpen) db.close();
       await checkpointer.close();
     }
   });
