@@ -85,6 +85,20 @@ describe('every media call and provider-batch line is archived, found by its req
     expectNoInlineMedia(archived);
   });
 
+  it('a failed video, never billed, is found by its provider task id too', async () => {
+    const made = await api(stack.baseURL, 'POST', '/videos', { key: stack.key, body: { model: E2E_VIDEO_MODEL, prompt: 'sim-fail a harbour at dusk', duration: 5 } });
+    expect(made.status).toBe(200);
+    const requestId = made.headers.get('x-request-id')!;
+    const archived = await archiveOf(requestId);
+    expect(archived.body.data.response).toMatchObject({ id: made.body.id, status: 'failed', stored: null, provider_task_id: expect.any(String) });
+    const taskId = archived.body.data.response.provider_task_id as string;
+    expect(archived.body.data.id).toBe(taskId);
+    const byTask = await archiveOf(taskId);
+    expect(byTask.body.data).toMatchObject({ request_id: requestId, api_type: 'video', id: taskId });
+    // Never billed: the billing lookup does not know it.
+    expect((await api(stack.baseURL, 'GET', `/billing/requests/${encodeURIComponent(requestId)}`, { key: stack.key })).status).toBe(404);
+  });
+
   it("a provider-executed batch: each line under its own request id, with the line's request and its output", async () => {
     const lines = ['first', 'second'].map((word) => JSON.stringify({
       custom_id: `arch-${word}`, method: 'POST', url: '/v1/chat/completions', body: { model: E2E_BATCH_OPENAI_MODEL, messages: [{ role: 'user', content: `the ${word} line` }] },

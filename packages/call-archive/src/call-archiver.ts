@@ -25,6 +25,8 @@ export interface ArchivedCall {
   response: unknown;
   startedAtMs: number;
   traceId: string;
+  /** No usage event is published for this call (a failed video): the ledger cannot resolve its provider id. */
+  unbilled?: boolean;
 }
 
 export interface CallArchiverOptions {
@@ -102,6 +104,7 @@ export class CallArchiver {
       response_truncated: response.truncated,
       created_at_ms: call.startedAtMs,
       trace_id: call.traceId,
+      unbilled: call.unbilled === true,
     };
   }
 }

@@ -7,6 +7,7 @@ import { createLogger } from '@gw/platform';
 import { DuplicateKeyError, type Doc } from '../port';
 import { createEmbeddedStore } from './embedded-store';
 import { SqliteDatabase } from './sqlite-database';
+import { translateFilter } from './sql-filter';
 import { WalCheckpointer } from './wal-checkpointer';
 
 /** What only the embedded engine has: its database file, migration of old datafiles, SQL translation limits. */
@@ -139,6 +140,24 @@ describe('embedded store on SQLite', () => {
     expect(await jobs.count(either)).toBe(3);
     // The control: a read that has to look at every row does reach the unreadable one.
     await expect(jobs.find({ kind: 'chat', status: { $ne: 'queued' } })).rejects.toThrow(/not JSON/);
+    await store.close();
+  });
+
+  it('serves an equality on the field of a sparse index from that index, which holds only the documents that have it', async () => {
+    const store = createEmbeddedStore({ dataDir });
+    const calls = store.collection<Doc & { rare_id?: string }>('calls');
+    await calls.ensureIndex({ fields: { rare_id: 1 }, sparse: true });
+    await calls.insertMany([...Array.from({ length: 500 }, (_, i) => ({ _id: `c${i}` })), { _id: 'rare', rare_id: 'ext-1' }]);
+    expect((await calls.find({ rare_id: 'ext-1' })).map((d) => d._id)).toEqual(['rare']);
+    const { where, params } = translateFilter({ rare_id: 'ext-1' }, () => true);
+    const side = new DatabaseSync(join(dataDir, 'store.sqlite'));
+    try {
+      const plan = side.prepare(`EXPLAIN QUERY PLAN SELECT id, doc FROM "doc:calls" WHERE ${where}`).all(...params) as { detail: string }[];
+      expect(plan.map((r) => r.detail)).toEqual([expect.stringMatching(/^SEARCH doc:calls USING INDEX ix:calls:rare_id:sparse \(<expr>=\?\)$/)]);
+      expect(side.prepare(`SELECT count(*) AS n FROM "doc:calls" INDEXED BY "ix:calls:rare_id:sparse" WHERE ${where}`).get(...params)).toEqual({ n: 1 });
+    } finally {
+      side.close();
+    }
     await store.close();
   });
 

@@ -49,5 +49,7 @@ function lineRecord(batch: BatchDoc, doc: LineDoc, request: unknown, outputJson:
     requestId: doc.request_id, identity: { accountId: batch.account_id, keyHash: batch.identity.keyHash }, apiType: 'batch' as const,
     model: batch.client_model ?? '', providerResponseId: typeof providerId === 'string' ? providerId : '', streamed: false,
     request, response: output ?? outputJson, startedAtMs: doc.finished_at_ms ?? Date.now(), traceId: batch.trace_id,
+    // Only a line the provider answered is billed (recordResults publishes its usage event).
+    unbilled: doc.state !== 'succeeded',
   };
 }

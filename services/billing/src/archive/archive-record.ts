@@ -21,6 +21,7 @@ export const callArchivedSchema = z.object({
   response_truncated: flag,
   created_at_ms: int64,
   trace_id: text,
+  unbilled: flag,
 });
 
 export type CallArchivedRecord = z.infer<typeof callArchivedSchema>;

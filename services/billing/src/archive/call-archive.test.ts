@@ -1,7 +1,10 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { IDENTITY_HEADER, IdentitySigner, type RunningService } from '@gw/platform';
 import { TOPICS, type CallArchived } from '@gw/proto';
-import { BILLING_TEST_SECRET, Engines, eventually, silentLogger, STORE_ENGINES } from '../test-harness';
-import { archiveCollection, CallArchive } from './call-archive';
+import { ledgerCollection } from '../ledger';
+import { BILLING_TEST_SECRET, Engines, eventually, silentLogger, STORE_ENGINES, usageEvent } from '../test-harness';
+import { archiveCollection, CallArchive, ensureArchiveIndexes } from './call-archive';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 let sequence = 0;
@@ -14,7 +17,7 @@ function record(overrides: Partial<CallArchived> = {}): CallArchived {
     provider_response_id: `chatcmpl-arch-${sequence}`, streamed: false, mode: 'full',
     request_json: JSON.stringify({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] }),
     response_json: JSON.stringify({ id: `chatcmpl-arch-${sequence}`, choices: [{ message: { role: 'assistant', content: 'hello' } }] }),
-    request_truncated: false, response_truncated: false, created_at_ms: Date.now(), trace_id: 'trace-1',
+    request_truncated: false, response_truncated: false, created_at_ms: Date.now(), trace_id: 'trace-1', unbilled: false,
     ...overrides,
   };
 }
@@ -35,15 +38,21 @@ describe.each(STORE_ENGINES)('the call archive (%s store and blobs, records thro
   const metadataOnly = record({ mode: 'metadata', request_json: '', response_json: '' });
   const cut = record({ request_json: '{"model":"test/chat","messages":[{"role":"user","content":"aaaa', request_truncated: true });
   const others = record({ account_id: 'acct_other' });
+  // A failed video: archived, never billed, so no ledger entry knows its provider id.
+  const failedVideo = record({ api_type: 'video', provider_response_id: 'video-task-failed-1', unbilled: true });
 
   beforeAll(async () => {
     engines = await Engines.open(engine);
     service = await engines.startService({ seeds: [{ id: 'acct_a', wallet_usd: '1' }] });
-    const all = [plain, slashed, metadataOnly, cut, others];
+    const all = [plain, slashed, metadataOnly, cut, others, failedVideo];
     await engines.bus.publish(TOPICS.archive, all.map((value) => ({ key: value.request_id, value })));
     // Delivered again: nothing changes.
     await engines.bus.publish(TOPICS.archive, [plain].map((value) => ({ key: value.request_id, value })));
+    // The billed calls' usage: their provider ids are found through the ledger.
+    const billed = [plain, slashed].map((r) => usageEvent({ request_id: r.request_id, provider_response_id: r.provider_response_id, api_type: r.api_type }));
+    await engines.bus.publish(TOPICS.usage, billed.map((value) => ({ key: value.account_id, value })));
     await eventually('every record archived', async () => (await archiveCollection(engines.store).count({})) === all.length);
+    await eventually('the usage billed', async () => (await ledgerCollection(engines.store).count({ state: 'applied' })) === billed.length);
   });
 
   afterAll(async () => {
@@ -69,6 +78,12 @@ describe.each(STORE_ENGINES)('the call archive (%s store and blobs, records thro
     }
   });
 
+  test("by the provider id of a call that is never billed (a failed video)", async () => {
+    const { status, body } = await get(service.httpPort, `/v1/billing/requests/${failedVideo.provider_response_id}/archive`);
+    expect(status).toBe(200);
+    expect(body.data).toEqual(expect.objectContaining({ request_id: failedVideo.request_id, id: failedVideo.provider_response_id, api_type: 'video' }));
+  });
+
   test('metadata mode: the record without bodies; a cut body is its text, flagged truncated', async () => {
     const meta = await get(service.httpPort, `/v1/billing/requests/${metadataOnly.request_id}/archive`);
     expect(meta.body.data).toEqual(expect.objectContaining({ mode: 'metadata', request: null, response: null }));
@@ -77,7 +92,11 @@ describe.each(STORE_ENGINES)('the call archive (%s store and blobs, records thro
   });
 
   test("another account's call, an unknown id and a call never archived: the same 404", async () => {
-    for (const [id, account] of [[others.request_id, 'acct_a'], [plain.request_id, 'acct_other'], ['br-never-archived', 'acct_a']]) {
+    const cases = [
+      [others.request_id, 'acct_a'], [plain.request_id, 'acct_other'], [slashed.provider_response_id, 'acct_other'],
+      [failedVideo.provider_response_id, 'acct_other'], ['br-never-archived', 'acct_a'],
+    ];
+    for (const [id, account] of cases) {
       const { status, body } = await get(service.httpPort, `/v1/billing/requests/${id}/archive`, account);
       expect(status).toBe(404);
       expect(body.error).toEqual(expect.objectContaining({ code: 'archive_not_found', param: 'request_id' }));
@@ -166,4 +185,23 @@ describe.each(STORE_ENGINES)('archive retention (%s store and blobs)', (engine) 
     expect(await archiveCollection(engines.store).count({})).toBe(0);
     expect(await engines.blobs.list('archive/')).toEqual([]);
   });
+});
+
+test('an archive made before 2026-11-29 loses its index of every provider id, and gains the sparse one (embedded store)', async () => {
+  const engines = await Engines.open('embedded');
+  try {
+    const docs = archiveCollection(engines.store);
+    await docs.ensureIndex({ fields: { provider_response_id: 1 } });
+    await docs.insertOne({ ...record(), _id: 'br-old' } as never);
+    await ensureArchiveIndexes(docs);
+    const side = new DatabaseSync(join(engines.dir, 'store', 'store.sqlite'));
+    try {
+      const names = (side.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'doc:call_archive'`).all() as { name: string }[]).map((r) => r.name);
+      expect(names.filter((n) => n.includes('provider'))).toEqual(['ix:call_archive:unbilled_provider_id:sparse']);
+    } finally {
+      side.close();
+    }
+  } finally {
+    await engines.close();
+  }
 });

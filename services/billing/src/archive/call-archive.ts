@@ -5,12 +5,17 @@ import type { BlobStore } from '@gw/blobs';
 import { NotFoundError, type Logger } from '@gw/platform';
 import type { BusMessage } from '@gw/bus';
 import type { Collection, Doc, Store } from '@gw/store';
+import { ledgerCollection, type LedgerEntry } from '../ledger';
 import { callArchivedSchema, type CallArchivedRecord } from './archive-record';
 
 /**
  * One archived call's metadata; `_id` is the request id. Its bodies, when kept, are bytes `blob_start` to
  * `blob_start + blob_bytes` of the blob `blob_key`: a segment holding the bodies of one batch's calls of one
  * day, a JSON line each. Without `blob_start`, the whole blob (archives written before segments).
+ *
+ * A provider id is found through the ledger, which indexes it for the billing lookup anyway (each index on a
+ * random key costs every archived call a page write); only a call that is never billed keeps its provider id
+ * in `unbilled_provider_id`, under a sparse index of the archive's own.
  */
 export interface ArchiveDoc extends Doc {
   account_id: string;
@@ -18,6 +23,8 @@ export interface ArchiveDoc extends Doc {
   api_type: string;
   model: string;
   provider_response_id: string;
+  /** The provider id of a call no usage event bills (`unbilled` on its record); absent otherwise. */
+  unbilled_provider_id?: string;
   streamed: boolean;
   mode: 'full' | 'metadata';
   request_truncated: boolean;
@@ -62,7 +69,9 @@ export function archiveCollection(store: Store): Collection<ArchiveDoc> {
 }
 
 export async function ensureArchiveIndexes(archive: Collection<ArchiveDoc>): Promise<void> {
-  await archive.ensureIndex({ fields: { provider_response_id: 1 } });
+  // Until 2026-11-29 every provider id was indexed here too; the ledger's index serves billed calls.
+  await archive.dropIndex({ fields: { provider_response_id: 1 } });
+  await archive.ensureIndex({ fields: { unbilled_provider_id: 1 }, sparse: true });
   await archive.ensureIndex({ fields: { created_at_ms: 1 } });
   // The sweep asks which records still name a segment.
   await archive.ensureIndex({ fields: { blob_key: 1 } });
@@ -109,10 +118,12 @@ function bodyOf(json: string, truncated: boolean): unknown {
  */
 export class CallArchive {
   private readonly docs: Collection<ArchiveDoc>;
+  private readonly ledger: Collection<LedgerEntry>;
 
   constructor(store: Store, private readonly blobs: BlobStore, private readonly opts: { retentionDays: number }, private readonly logger: Logger,
     private readonly now: () => Date = () => new Date()) {
     this.docs = archiveCollection(store);
+    this.ledger = ledgerCollection(store);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -134,7 +145,8 @@ export class CallArchive {
     const located = await this.writeSegments(kept.filter((r) => r.mode === 'full'));
     await this.docs.insertMany(kept.map((r) => ({
       _id: r.request_id, account_id: r.account_id, key_hash: r.key_hash, api_type: r.api_type, model: r.model,
-      provider_response_id: r.provider_response_id, streamed: r.streamed, mode: r.mode,
+      provider_response_id: r.provider_response_id, ...(r.unbilled && r.provider_response_id ? { unbilled_provider_id: r.provider_response_id } : {}),
+      streamed: r.streamed, mode: r.mode,
       request_truncated: r.request_truncated, response_truncated: r.response_truncated,
       blob_key: null, ...located.get(r.request_id), created_at_ms: r.created_at_ms, archived_at_ms: nowMs, trace_id: r.trace_id,
     })), { ignoreDuplicates: true });
@@ -178,7 +190,7 @@ export class CallArchive {
    * (ARCHIVE_MODE=off) and past retention all answer the same 404.
    */
   async lookup(accountId: string, id: string): Promise<ArchivedCallView> {
-    const doc = (await this.docs.findOne({ _id: id, account_id: accountId })) ?? (await this.docs.findOne({ provider_response_id: id, account_id: accountId }));
+    const doc = (await this.docs.findOne({ _id: id, account_id: accountId })) ?? (await this.byProviderId(accountId, id));
     const notFound = () => new NotFoundError(`No archived call for ${id}`, 'request_id', 'archive_not_found');
     if (!doc || doc.created_at_ms < this.cutoffMs()) throw notFound();
     let bodies: ArchiveBodies = { request_json: '', response_json: '' };
@@ -205,6 +217,13 @@ export class CallArchive {
       created_at: new Date(doc.created_at_ms).toISOString(),
       trace_id: doc.trace_id || null,
     };
+  }
+
+  /** By provider id: a billed call's through its ledger entry (in any state), else an unbilled call's. */
+  private async byProviderId(accountId: string, id: string): Promise<ArchiveDoc | null> {
+    const entry = await this.ledger.findOne({ provider_response_id: id, account_id: accountId });
+    const billed = entry ? await this.docs.findOne({ _id: entry._id, account_id: accountId }) : null;
+    return billed ?? (await this.docs.findOne({ unbilled_provider_id: id, account_id: accountId }));
   }
 
   /** Removes archives past retention, bodies first; returns how many went. */

@@ -214,6 +214,8 @@ function archivedVideo(video: VideoDoc): ArchivedCall {
   return {
     requestId: video.request_id, identity: { accountId: video.account_id, keyHash: video.key_hash }, apiType: 'video', model: video.model,
     providerResponseId: video.provider_task_id ?? '', streamed: false, startedAtMs: video.created_at_ms, traceId: video.trace_id,
+    // Only a completed video is billed (its usage event is published on settling).
+    unbilled: video.status !== 'completed',
     request: video.request ?? parseStoredJson(video.native_body_json),
     response: {
       id: video._id, object: 'video', status: video.status, model: video.model, provider_task_id: video.provider_task_id, duration_s: video.duration_s,

@@ -25,7 +25,7 @@ export interface CallArchived {
    */
   'model'?: (string);
   /**
-   * Provider-facing id, so the archive is found by it too.
+   * Provider-facing id, so the archive is found by it too (through the ledger, which indexes it; see `unbilled`).
    */
   'provider_response_id'?: (string);
   'streamed'?: (boolean);
@@ -47,6 +47,11 @@ export interface CallArchived {
   'response_truncated'?: (boolean);
   'created_at_ms'?: (number | string | Long);
   'trace_id'?: (string);
+  /**
+   * No usage event is published for this call (a failed video, a batch line that failed), so the ledger cannot
+   * resolve its provider id: the archive keeps that id in an index of its own.
+   */
+  'unbilled'?: (boolean);
 }
 
 /**
@@ -72,7 +77,7 @@ export interface CallArchived__Output {
    */
   'model': (string);
   /**
-   * Provider-facing id, so the archive is found by it too.
+   * Provider-facing id, so the archive is found by it too (through the ledger, which indexes it; see `unbilled`).
    */
   'provider_response_id': (string);
   'streamed': (boolean);
@@ -94,4 +99,9 @@ export interface CallArchived__Output {
   'response_truncated': (boolean);
   'created_at_ms': (number);
   'trace_id': (string);
+  /**
+   * No usage event is published for this call (a failed video, a batch line that failed), so the ledger cannot
+   * resolve its provider id: the archive keeps that id in an index of its own.
+   */
+  'unbilled': (boolean);
 }
