@@ -54,6 +54,14 @@ describe('DeploymentRouter against the OpenAI simulator', () => {
     expect(sleeps).toEqual(expectedSleeps);
   });
 
+  test('no deployment the call accepts: an error naming the model, and nothing sent', async () => {
+    const catalog = catalogFor(sim, ['echo-chat']);
+    const before = sim.requests;
+    await expect(routerFor(catalog).attempt(catalog.models[0], (r) => r.provider.chat(request, r.target), () => false))
+      .rejects.toThrow(`No deployment for model ${catalog.models[0].id}`);
+    expect(sim.requests).toBe(before);
+  });
+
   test('a timeout falls back at once, without retrying the slow deployment', async () => {
     const slow = await startOpenAISimulator({ latencyMs: 1000 });
     try {
