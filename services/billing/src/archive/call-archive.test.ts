@@ -4,7 +4,7 @@ import { IDENTITY_HEADER, IdentitySigner, type RunningService } from '@gw/platfo
 import { TOPICS, type CallArchived } from '@gw/proto';
 import { ledgerCollection } from '../ledger';
 import { BILLING_TEST_SECRET, Engines, eventually, silentLogger, STORE_ENGINES, usageEvent } from '../test-harness';
-import { archiveCollection, CallArchive, ensureArchiveIndexes } from './call-archive';
+import { archiveCollection, CallArchive } from './call-archive';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 let sequence = 0;
@@ -187,13 +187,23 @@ describe.each(STORE_ENGINES)('archive retention (%s store and blobs)', (engine) 
   });
 });
 
-test('an archive made before 2026-11-29 loses its index of every provider id, and gains the sparse one (embedded store)', async () => {
+test('an archive made before 2026-11-29 loses its index of every provider id; its unbilled calls stay found by theirs (embedded store)', async () => {
   const engines = await Engines.open('embedded');
   try {
     const docs = archiveCollection(engines.store);
+    // As the older version wrote them: every provider id indexed, no record marked unbilled.
     await docs.ensureIndex({ fields: { provider_response_id: 1 } });
-    await docs.insertOne({ ...record(), _id: 'br-old' } as never);
-    await ensureArchiveIndexes(docs);
+    const old = (r: CallArchived) => ({
+      _id: r.request_id, account_id: r.account_id, key_hash: r.key_hash, api_type: r.api_type, model: r.model, provider_response_id: r.provider_response_id,
+      streamed: false, mode: 'metadata' as const, request_truncated: false, response_truncated: false, blob_key: null, created_at_ms: r.created_at_ms, archived_at_ms: r.created_at_ms, trace_id: '',
+    });
+    const failedVideo = record({ api_type: 'video', provider_response_id: 'video-task-old-failed' });
+    const billedVideo = record({ api_type: 'video', provider_response_id: 'video-task-old-done' });
+    await docs.insertMany([old(failedVideo), old(billedVideo), old(record())]);
+    await ledgerCollection(engines.store).insertOne({ _id: billedVideo.request_id, account_id: 'acct_a', provider_response_id: billedVideo.provider_response_id, state: 'applied' } as never);
+
+    const archive = new CallArchive(engines.store, engines.blobs, { retentionDays: 7 }, silentLogger());
+    await archive.ensureIndexes();
     const side = new DatabaseSync(join(engines.dir, 'store', 'store.sqlite'));
     try {
       const names = (side.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'doc:call_archive'`).all() as { name: string }[]).map((r) => r.name);
@@ -201,6 +211,14 @@ test('an archive made before 2026-11-29 loses its index of every provider id, an
     } finally {
       side.close();
     }
+    expect((await docs.find({ unbilled_provider_id: { $exists: true } })).map((d) => d._id)).toEqual([failedVideo.request_id]);
+    for (const r of [failedVideo, billedVideo]) expect((await archive.lookup('acct_a', r.provider_response_id)).request_id).toBe(r.request_id);
+
+    // Once per store: a second start does not scan again.
+    const later = record({ api_type: 'video', provider_response_id: 'video-task-written-old-later' });
+    await docs.insertOne(old(later));
+    await new CallArchive(engines.store, engines.blobs, { retentionDays: 7 }, silentLogger()).ensureIndexes();
+    expect(await docs.count({ unbilled_provider_id: { $exists: true } })).toBe(1);
   } finally {
     await engines.close();
   }

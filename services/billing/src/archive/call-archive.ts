@@ -7,6 +7,7 @@ import type { BusMessage } from '@gw/bus';
 import type { Collection, Doc, Store } from '@gw/store';
 import { ledgerCollection, type LedgerEntry } from '../ledger';
 import { callArchivedSchema, type CallArchivedRecord } from './archive-record';
+import { markOlderUnbilledRecords } from './archive-upgrade';
 
 /**
  * One archived call's metadata; `_id` is the request id. Its bodies, when kept, are bytes `blob_start` to
@@ -120,14 +121,16 @@ export class CallArchive {
   private readonly docs: Collection<ArchiveDoc>;
   private readonly ledger: Collection<LedgerEntry>;
 
-  constructor(store: Store, private readonly blobs: BlobStore, private readonly opts: { retentionDays: number }, private readonly logger: Logger,
+  constructor(private readonly store: Store, private readonly blobs: BlobStore, private readonly opts: { retentionDays: number }, private readonly logger: Logger,
     private readonly now: () => Date = () => new Date()) {
     this.docs = archiveCollection(store);
     this.ledger = ledgerCollection(store);
   }
 
+  /** The indexes, and (once per store) the upgrade of records written before the ledger resolved provider ids. */
   async ensureIndexes(): Promise<void> {
     await ensureArchiveIndexes(this.docs);
+    await markOlderUnbilledRecords(this.store, this.docs, this.ledger, this.logger, this.now().getTime());
   }
 
   /** The consumer's batch step. */
