@@ -23,15 +23,24 @@ export function createLogger(service: string | null, level = process.env.LOG_LEV
  * nothing, while pino serializes a child's bindings as it makes it (1-2% of a busy gateway's main thread).
  */
 export function lazyChild(parent: Logger, bindings: pino.Bindings): Logger {
-  let made: Logger | undefined;
-  const real = (): Logger => (made ??= parent.child(bindings));
-  return new Proxy({} as Logger, {
-    get(_target, prop) {
-      const logger = real();
-      const value: unknown = Reflect.get(logger, prop, logger);
-      return typeof value === 'function' ? value.bind(logger) : value;
-    },
-    set: (_target, prop, value) => Reflect.set(real(), prop, value),
-    has: (_target, prop) => Reflect.has(real(), prop),
-  });
+  return new Proxy<LazyChild>({ parent, bindings, made: undefined }, LAZY_CHILD) as unknown as Logger;
 }
+
+/** A lazy child's state; one handler serves them all, so a request's logger is two objects and no closures. */
+interface LazyChild {
+  parent: Logger;
+  bindings: pino.Bindings;
+  made: Logger | undefined;
+}
+
+const realOf = (lazy: LazyChild): Logger => (lazy.made ??= lazy.parent.child(lazy.bindings));
+
+const LAZY_CHILD: ProxyHandler<LazyChild> = {
+  get(lazy, prop) {
+    const logger = realOf(lazy);
+    const value: unknown = Reflect.get(logger, prop, logger);
+    return typeof value === 'function' ? value.bind(logger) : value;
+  },
+  set: (lazy, prop, value) => Reflect.set(realOf(lazy), prop, value),
+  has: (lazy, prop) => Reflect.has(realOf(lazy), prop),
+};
