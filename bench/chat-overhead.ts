@@ -1,8 +1,9 @@
 /**
  * What the gateway costs on the hot path: the same non-streaming chat completion, sent by autocannon with
  * keep-alive, (a) straight to the OpenAI-format simulator and (b) through the gateway's edge (auth, routing,
- * spend guard, forwarding, usage event, billing) to that same simulator. Runs the two paths alternately at
- * each connection count, prints RPS / p50 / p99 / errors and the ratios, checks that every call succeeded
+ * spend guard, forwarding, usage event, billing) to that same simulator, beside the Portkey gateway (a real
+ * peer) and a bare Node pass-through (`passthrough-proxy.ts`: the floor, what the HTTP round trip alone costs
+ * here). Runs the paths alternately at each connection count, prints RPS / p50 / p99 / errors and the ratios, checks that every call succeeded
  * and was billed, and writes the figures to bench/results/<date>.json.
  *
  *   pnpm --filter @gw/bench bench                       # defaults: 8 and 64 connections, 10 s each
@@ -27,6 +28,7 @@ import { envOption, intOption } from './lib/options';
 import { TICKS_PER_S, percentile, round, settle } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance } from './lib/billing';
 import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
+import { startPassthrough, type Passthrough } from './lib/passthrough';
 import { fmt, formatTable, signed } from './lib/report';
 import { runStreamPhase } from './lib/stream-phase';
 import { PRICE, PROVIDER_MODEL, PUBLIC_MODEL, chatBody, gitRevision } from './lib/setup';
@@ -45,6 +47,7 @@ const HELP = `Usage: node --import tsx bench/chat-overhead.ts [options]
   --no-save              print only, write no JSON
   --no-stream            skip the streaming half (stream: true, time to first token)
   --no-portkey           skip the Portkey gateway (the peer measured beside direct and gateway)
+  --no-passthrough       skip the bare Node pass-through (the floor: no auth, billing or archive)
   --profile-gateway DIR  run the gateway process under node --cpu-prof, profile written to DIR on exit
   --gateway-env K=V      one more variable for the gateway process (repeatable), to compare settings
   --help`;
@@ -61,6 +64,7 @@ interface Options {
   profileDir: string | null;
   stream: boolean;
   portkey: boolean;
+  passthrough: boolean;
   /** Variables added to the gateway process's environment (recorded in the results). */
   gatewayEnv: Record<string, string>;
 }
@@ -77,6 +81,7 @@ function parseOptions(): Options {
       'profile-gateway': { type: 'string' },
       'no-stream': { type: 'boolean', default: false },
       'no-portkey': { type: 'boolean', default: false },
+      'no-passthrough': { type: 'boolean', default: false },
       'gateway-env': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
@@ -97,13 +102,14 @@ function parseOptions(): Options {
     profileDir: values['profile-gateway'] ? path.resolve(values['profile-gateway']) : null,
     stream: !values['no-stream'],
     portkey: !values['no-portkey'],
+    passthrough: !values['no-passthrough'],
     gatewayEnv,
   };
 }
 
 // ---------------------------------------------------------------------------------------------- load runs
 
-type PathName = 'direct' | 'gateway' | 'portkey';
+type PathName = 'direct' | 'gateway' | 'portkey' | 'passthrough';
 type Target = UnaryTarget<PathName>;
 
 interface Row {
@@ -163,7 +169,7 @@ async function main(): Promise<number> {
   installExitHandlers();
   const opts = parseOptions();
   const maxConn = Math.max(...opts.connections);
-  const runs = (opts.portkey ? 3 : 2) + (opts.stream ? 2 : 0);
+  const runs = 2 + (opts.portkey ? 1 : 0) + (opts.passthrough ? 1 : 0) + (opts.stream ? (opts.passthrough ? 3 : 2) : 0);
   const budgetS = 180 + runs * (opts.warmupS + 20) + opts.rounds * opts.connections.length * runs * (opts.durationS + 25) + (opts.stream ? 120 : 0) + 60;
   const run = await prepareRun('benchmark', budgetS);
   const { startedAt, loadBefore, tempDir, simPort, benchKey, baseEnv, catalogFile } = run;
@@ -188,15 +194,25 @@ async function main(): Promise<number> {
     const pk = portkey;
     await waitFor('the Portkey gateway', async () => (await postJson(pk.chatUrl, { ...pk.headers, ...json }, chatBody(PROVIDER_MODEL))).status === 200, 60_000, [pk.child, simulator]);
   }
-  const pids: Pids = { gateway: gateway.proc.pid, simulator: simulator.proc.pid, ...(portkey ? { portkey: portkey.child.proc.pid } : {}) };
+  let passthrough: Passthrough | null = null;
+  if (opts.passthrough) {
+    passthrough = await startPassthrough(`http://${HOST}:${simPort}`, PROVIDER_MODEL, SIMULATOR_KEY, baseEnv);
+    const pt = passthrough;
+    await waitFor('the pass-through', async () => (await postJson(pt.chatUrl, json, chatBody(PUBLIC_MODEL)).catch(() => ({ status: 0 }))).status === 200, 60_000, [pt.child, simulator]);
+  }
+  const pids: Pids = {
+    gateway: gateway.proc.pid, simulator: simulator.proc.pid,
+    ...(portkey ? { portkey: portkey.child.proc.pid } : {}), ...(passthrough ? { passthrough: passthrough.child.proc.pid } : {}),
+  };
   process.stdout.write(`all ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 
   const targets: Partial<Record<PathName, Target>> = {
     direct: { path: 'direct', url: simChatUrl, headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL) },
     gateway: { path: 'gateway', url: `http://${HOST}:${edgePort}/v1/chat/completions`, headers: { ...gwAuth, ...json }, body: chatBody(PUBLIC_MODEL) },
     ...(portkey ? { portkey: { path: 'portkey' as const, url: portkey.chatUrl, headers: { ...portkey.headers, ...json }, body: chatBody(PROVIDER_MODEL) } } : {}),
+    ...(passthrough ? { passthrough: { path: 'passthrough' as const, url: passthrough.chatUrl, headers: json, body: chatBody(PUBLIC_MODEL) } } : {}),
   };
-  const paths = (['direct', 'gateway', 'portkey'] as const).filter((p) => targets[p]);
+  const paths = (['direct', 'gateway', 'portkey', 'passthrough'] as const).filter((p) => targets[p]);
 
   // Correctness of a single call on each path, and what one gateway call should cost.
   const readBalance = balanceReader(`http://${HOST}:${edgePort}`, gwAuth);
@@ -264,21 +280,26 @@ async function main(): Promise<number> {
       targets: {
         direct: { path: 'direct', origin: `http://${HOST}:${simPort}`, pathname: '/v1/chat/completions', headers: { ...simAuth, ...json }, body: chatBody(PROVIDER_MODEL, true) },
         gateway: { path: 'gateway', origin: `http://${HOST}:${edgePort}`, pathname: '/v1/chat/completions', headers: { ...gwAuth, ...json }, body: chatBody(PUBLIC_MODEL, true) },
+        ...(passthrough ? { passthrough: { path: 'passthrough', origin: passthrough.origin, pathname: '/v1/chat/completions', headers: json, body: chatBody(PUBLIC_MODEL, true) } } : {}),
       },
       connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, rounds: opts.rounds,
-      pids: { gateway: pids.gateway, simulator: pids.simulator }, readBalance, warn,
+      pids: { gateway: pids.gateway, simulator: pids.simulator, ...(passthrough ? { passthrough: pids.passthrough } : {}) }, readBalance, warn,
     })
     : null;
   const loadAfter = os.loadavg();
 
   // Report.
   const rows: Row[] = [];
-  const ratios: Array<{ connections: number; rps_ratio: number | null; p50_delta_ms: number | null; p99_delta_ms: number | null; gateway_vs_portkey_rps: number | null }> = [];
+  const ratios: Array<{
+    connections: number; rps_ratio: number | null; p50_delta_ms: number | null; p99_delta_ms: number | null; gateway_vs_portkey_rps: number | null;
+    passthrough_p50_delta_ms: number | null; gateway_vs_passthrough_rps: number | null; passthrough_vs_portkey_rps: number | null;
+  }> = [];
   for (const c of opts.connections) {
     const byPath = Object.fromEntries(paths.map((p) => [p, summarize(c, p, segments.get(`${c}:${p}`) ?? [])])) as Partial<Record<PathName, Row>>;
     const d = byPath.direct!;
     const g = byPath.gateway!;
     const pk = byPath.portkey;
+    const pt = byPath.passthrough;
     rows.push(...paths.map((p) => byPath[p]!));
     ratios.push({
       connections: c,
@@ -286,6 +307,9 @@ async function main(): Promise<number> {
       p50_delta_ms: d.p50_ms !== null && g.p50_ms !== null ? round(g.p50_ms - d.p50_ms, 3) : null,
       p99_delta_ms: d.p99_ms !== null && g.p99_ms !== null ? round(g.p99_ms - d.p99_ms, 3) : null,
       gateway_vs_portkey_rps: pk?.rps && g.rps !== null ? round(g.rps / pk.rps, 3) : null,
+      passthrough_p50_delta_ms: pt && d.p50_ms !== null && pt.p50_ms !== null ? round(pt.p50_ms - d.p50_ms, 3) : null,
+      gateway_vs_passthrough_rps: pt?.rps && g.rps !== null ? round(g.rps / pt.rps, 3) : null,
+      passthrough_vs_portkey_rps: pk?.rps && pt?.rps ? round(pt.rps / pk.rps, 3) : null,
     });
   }
   const at8 = ratios.find((r) => r.connections === 8);
@@ -300,22 +324,25 @@ async function main(): Promise<number> {
   };
 
   const lines: string[] = ['', 'non-streaming chat', ...formatTable(
-    ['conns', 'path', 'RPS', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'cpu% gw', 'cpu% sim', 'cpu% portkey', 'cpu% bench'],
+    ['conns', 'path', 'RPS', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'cpu% gw', 'cpu% sim', 'cpu% portkey', 'cpu% pass', 'cpu% bench'],
     rows.map((r) => [String(r.connections), r.path, fmt(r.rps), fmt(r.p50_ms, 2), fmt(r.p99_ms, 2), String(r.errors), String(r.non_2xx),
-      fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.portkey), fmt(r.cpu_percent.bench)]),
+      fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.portkey), fmt(r.cpu_percent.passthrough), fmt(r.cpu_percent.bench)]),
   ), ''];
   for (const r of ratios) {
     lines.push(`${String(r.connections).padStart(4)} connections: gateway RPS / direct RPS = ${fmt(r.rps_ratio, 3)}; gateway p50 - direct p50 = ${signed(r.p50_delta_ms)} ms (p99 ${signed(r.p99_delta_ms)} ms)${portkey ? `; gateway RPS / Portkey RPS = ${fmt(r.gateway_vs_portkey_rps, 3)}` : ''}`);
+    if (passthrough) {
+      lines.push(`${' '.repeat(6)}floor (bare pass-through): p50 - direct p50 = ${signed(r.passthrough_p50_delta_ms)} ms; gateway RPS / pass-through RPS = ${fmt(r.gateway_vs_passthrough_rps, 3)}${portkey ? `; pass-through RPS / Portkey RPS = ${fmt(r.passthrough_vs_portkey_rps, 3)}` : ''}`);
+    }
   }
   lines.push(`billing: balance fell by ${billing.billed_usd} USD = ${billing.calls_billed} calls x ${billing.per_call_usd} USD, for ${gatewayCalls} answered gateway calls (+ up to ${inFlightAllowance} abandoned in flight at run ends)${billing.ok ? ': billed, once each' : ''}`);
   if (streaming) {
     lines.push('', 'streaming chat (TTFT = request start to the first data: chunk with content)', ...formatTable(
-      ['conns', 'path', 'streams/s', 'TTFT p50', 'TTFT p99', 'total p50', 'total p99', 'failed', 'cpu% gw', 'cpu% sim', 'cpu% bench'],
+      ['conns', 'path', 'streams/s', 'TTFT p50', 'TTFT p99', 'total p50', 'total p99', 'failed', 'cpu% gw', 'cpu% sim', 'cpu% pass', 'cpu% bench'],
       streaming.rows.map((r) => [String(r.connections), r.path, fmt(r.streams_per_s), fmt(r.ttft_p50_ms, 2), fmt(r.ttft_p99_ms, 2), fmt(r.total_p50_ms, 2), fmt(r.total_p99_ms, 2),
-        String(r.failed), fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.bench)]),
+        String(r.failed), fmt(r.cpu_percent.gateway), fmt(r.cpu_percent.simulator), fmt(r.cpu_percent.passthrough), fmt(r.cpu_percent.bench)]),
     ), '');
     for (const r of streaming.ratios) {
-      lines.push(`${String(r.connections).padStart(4)} connections: gateway streams/s / direct = ${fmt(r.streams_per_s_ratio, 3)}; TTFT added p50 ${signed(r.ttft_p50_delta_ms)} ms, p99 ${signed(r.ttft_p99_delta_ms)} ms; total added p50 ${signed(r.total_p50_delta_ms)} ms, p99 ${signed(r.total_p99_delta_ms)} ms`);
+      lines.push(`${String(r.connections).padStart(4)} connections: gateway streams/s / direct = ${fmt(r.streams_per_s_ratio, 3)}; TTFT added p50 ${signed(r.ttft_p50_delta_ms)} ms, p99 ${signed(r.ttft_p99_delta_ms)} ms; total added p50 ${signed(r.total_p50_delta_ms)} ms, p99 ${signed(r.total_p99_delta_ms)} ms${passthrough ? `; the bare pass-through adds ${signed(r.passthrough_ttft_p50_delta_ms)} ms to the TTFT p50` : ''}`);
     }
     const sb = streaming.billing;
     lines.push(`stream billing: balance fell by ${sb.billed_usd} USD = ${sb.calls_billed} streams x ${sb.per_call_usd} USD, for ${sb.answered} answered gateway streams${sb.ok ? ': billed, once each' : ''}`);
@@ -355,12 +382,14 @@ async function main(): Promise<number> {
       request_bytes: Buffer.byteLength(targets.gateway!.body),
       streaming: opts.stream,
       portkey: opts.portkey,
+      passthrough: opts.passthrough,
       public_model: PUBLIC_MODEL,
       provider_model: PROVIDER_MODEL,
       gateway_profiled: opts.profileDir !== null,
       gateway_env: opts.gatewayEnv,
     },
     peer: portkey ? { name: '@portkey-ai/gateway', version: PORTKEY_VERSION, routing: 'x-portkey-provider: openai + x-portkey-custom-host (the simulator)' } : null,
+    floor: passthrough ? { name: 'bench/passthrough-proxy.ts', what: 'node:http + undici pool: request parsed, model and credential swapped, unary answer parsed and written again, stream bytes passed on; no auth, limits, billing or archive' } : null,
     results: rows,
     ratios,
     streaming: streaming ? { results: streaming.rows, ratios: streaming.ratios, billing: streaming.billing } : null,

@@ -1,6 +1,7 @@
 /**
- * The streaming half of the run: `stream: true` chat, direct vs gateway, at each connection count (ABBA
- * across rounds), with the check that every answered stream was billed once after billing caught up.
+ * The streaming half of the run: `stream: true` chat, direct vs gateway (and the bare pass-through, the
+ * floor, when given), at each connection count (ABBA across rounds), with the check that every answered
+ * gateway stream was billed once after billing caught up.
  */
 import { checkBilling, settledBalance, type BillingCheck } from './billing';
 import { round, settle } from './stats';
@@ -13,6 +14,8 @@ export interface StreamRatio {
   ttft_p99_delta_ms: number | null;
   total_p50_delta_ms: number | null;
   total_p99_delta_ms: number | null;
+  /** What the bare pass-through adds to the direct TTFT p50: the floor under the gateway's figure. */
+  passthrough_ttft_p50_delta_ms: number | null;
 }
 
 export interface StreamPhase {
@@ -22,7 +25,7 @@ export interface StreamPhase {
 }
 
 interface StreamPhaseInput {
-  targets: { direct: StreamTarget; gateway: StreamTarget };
+  targets: { direct: StreamTarget; gateway: StreamTarget; passthrough?: StreamTarget };
   connections: number[];
   durationS: number;
   warmupS: number;
@@ -32,12 +35,16 @@ interface StreamPhaseInput {
   warn: (line: string) => void;
 }
 
+type StreamPath = 'direct' | 'gateway' | 'passthrough';
+
 const delta = (g: number | null, d: number | null) => (g !== null && d !== null ? round(g - d, 3) : null);
 
 export async function runStreamPhase(o: StreamPhaseInput): Promise<StreamPhase> {
   const say = (s: string) => process.stdout.write(s);
-  for (const p of ['direct', 'gateway'] as const) {
-    const r = await oneStream(o.targets[p]);
+  const paths: StreamPath[] = o.targets.passthrough ? ['direct', 'gateway', 'passthrough'] : ['direct', 'gateway'];
+  const target = (p: StreamPath) => o.targets[p]!;
+  for (const p of paths) {
+    const r = await oneStream(target(p));
     if ('failed' in r) throw new Error(`${p} stream probe failed: HTTP ${r.status}`);
   }
   // What one stream costs: the balance's fall after that single probe on the gateway.
@@ -54,15 +61,15 @@ export async function runStreamPhase(o: StreamPhaseInput): Promise<StreamPhase> 
   const check = (label: string, s: StreamSegment) => {
     if (s.failed > 0) o.warn(`WARNING: ${label}: ${s.failed} failed streams (${JSON.stringify(s.statusCodes)})`);
   };
-  const run = async (p: 'direct' | 'gateway', c: number, seconds: number) => {
+  const run = async (p: StreamPath, c: number, seconds: number) => {
     await settle(o.pids.gateway);
-    const s = await streamLoad(o.targets[p], c, seconds, o.pids);
+    const s = await streamLoad(target(p), c, seconds, o.pids);
     if (p === 'gateway') { answered += s.completed; unanswered += s.failed; }
     return s;
   };
   const maxConn = Math.max(...o.connections);
   if (o.warmupS > 0) {
-    for (const p of ['direct', 'gateway'] as const) {
+    for (const p of paths) {
       say(`stream warm-up: ${p}, ${maxConn} connections, ${o.warmupS} s\n`);
       check(`stream warm-up ${p}`, await run(p, maxConn, o.warmupS));
     }
@@ -70,7 +77,7 @@ export async function runStreamPhase(o: StreamPhaseInput): Promise<StreamPhase> 
   const segments = new Map<string, StreamSegment[]>();
   for (let r = 0; r < o.rounds; r++) {
     for (const c of o.connections) {
-      for (const p of r % 2 === 0 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
+      for (const p of r % 2 === 0 ? paths : [...paths].reverse()) {
         say(`stream round ${r + 1}/${o.rounds}: ${p}, ${c} connections, ${o.durationS} s ... `);
         const s = await run(p, c, o.durationS);
         say(`${Math.round(s.completed / s.durationS)} streams/s\n`);
@@ -89,7 +96,8 @@ export async function runStreamPhase(o: StreamPhaseInput): Promise<StreamPhase> 
   for (const c of o.connections) {
     const d = summarizeStreams(c, 'direct', segments.get(`${c}:direct`) ?? []);
     const g = summarizeStreams(c, 'gateway', segments.get(`${c}:gateway`) ?? []);
-    rows.push(d, g);
+    const f = o.targets.passthrough ? summarizeStreams(c, 'passthrough', segments.get(`${c}:passthrough`) ?? []) : null;
+    rows.push(d, g, ...(f ? [f] : []));
     ratios.push({
       connections: c,
       streams_per_s_ratio: d.streams_per_s && g.streams_per_s !== null ? round(g.streams_per_s / d.streams_per_s, 3) : null,
@@ -97,6 +105,7 @@ export async function runStreamPhase(o: StreamPhaseInput): Promise<StreamPhase> 
       ttft_p99_delta_ms: delta(g.ttft_p99_ms, d.ttft_p99_ms),
       total_p50_delta_ms: delta(g.total_p50_ms, d.total_p50_ms),
       total_p99_delta_ms: delta(g.total_p99_ms, d.total_p99_ms),
+      passthrough_ttft_p50_delta_ms: f ? delta(f.ttft_p50_ms, d.ttft_p50_ms) : null,
     });
   }
   return { rows, ratios, billing };
