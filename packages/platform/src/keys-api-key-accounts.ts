@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digestOf } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { keysProto, type AuthenticateResult, type KeysServiceClient } from '@gw/proto';
 import { callUnary, grpcClientOptions } from './grpc';
@@ -24,7 +24,7 @@ export class KeysApiKeyAccounts implements ApiKeyAccounts {
   }
 
   async identityOf(secret: string, traceId?: string): Promise<Identity> {
-    const hash = createHash('sha256').update(secret).digest('hex');
+    const hash = digestOf('sha256', secret);
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.identity;

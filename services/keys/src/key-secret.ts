@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash as digestOf, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SECRET_PREFIX = 'sk-gw-v1-';
 
@@ -9,7 +9,7 @@ export function newSecret(): string {
 
 /** The key's public identifier and the only thing stored: hex SHA-256 of the secret. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return digestOf('sha256', secret);
 }
 
 /** Constant-time comparison of two hex hashes. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digestOf } from 'node:crypto';
 import type { Collection, Doc, Store } from '@gw/store';
 import type { LedgerEntry } from '../ledger';
 
@@ -91,7 +91,7 @@ export async function ensureUsageStatsIndexes(stats: Collection<UsageStatsRow>):
 }
 
 function rowId(minuteMs: number, accountId: string, dims: StatsDimensions): string {
-  const digest = createHash('sha256').update(JSON.stringify([accountId, dims.key_hash, dims.model, dims.provider, dims.api_type])).digest('hex').slice(0, 32);
+  const digest = digestOf('sha256', JSON.stringify([accountId, dims.key_hash, dims.model, dims.provider, dims.api_type])).slice(0, 32);
   return `${minuteMs}:${digest}`;
 }
 

@@ -1,4 +1,4 @@
-import { estimatePromptTokens } from './prompt-estimate';
+import { countWords, estimatePromptTokens } from './prompt-estimate';
 
 describe('estimatePromptTokens', () => {
   it.each<[string, unknown[], number, number]>([
@@ -11,5 +11,35 @@ describe('estimatePromptTokens', () => {
     ['does not count structural strings (roles, types, ids)', [[{ role: 'tool', tool_call_id: 'call_abc', content: 'ok' }]], 1, 1 + 4],
   ])('%s', (_what, parts, messages, expected) => {
     expect(estimatePromptTokens(parts, messages)).toBe(expected);
+  });
+});
+
+describe('countWords', () => {
+  // Every character a regular expression's \s matches, and a few it does not (zero-width space, NEL, a letter).
+  const spaces = ['\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+  const notSpaces = ['\u200b', '\u0085', '\u180e', 'x', 'é', '😀'];
+  const bySplit = (text: string) => text.split(/\s+/).filter((w) => w.length > 0).length;
+
+  it.each(spaces)('splits words at U+%#', (space) => {
+    expect(countWords(`a${space}b${space}${space}c`)).toBe(3);
+  });
+
+  it.each(notSpaces)('keeps words together across a non-space (case %#)', (c) => {
+    expect(countWords(`a${c}b`)).toBe(1);
+  });
+
+  it('counts as split(/\\s+/) does on mixed text, leading and trailing space and empty strings', () => {
+    const texts = ['', ' ', '  lead', 'trail  ', ' both ', 'one two  three\nfour', '\u3000全角\u3000スペース\u3000', 'tab\tsep\r\nline', 'x'.repeat(100)];
+    const alphabet = [...spaces, ...notSpaces];
+    let seed = 7;
+    for (let i = 0; i < 200; i++) {
+      let text = '';
+      for (let j = 0; j < 12; j++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        text += alphabet[seed % alphabet.length];
+      }
+      texts.push(text);
+    }
+    for (const text of texts) expect(countWords(text)).toBe(bySplit(text));
   });
 });

@@ -19,6 +19,26 @@ const NOT_TEXT = new Set([
   'image_url', 'input_audio', 'file', 'file_id', 'file_data', 'file_url', 'source', 'url', 'data', 'audio',
 ]);
 
+/** What a regular expression's `\s` matches: ECMAScript's white space and line terminators. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029
+    || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** The runs of non-space characters in `text`, as `text.split(/\s+/)` finds them, without building the array. */
+export function countWords(text: string): number {
+  let words = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i));
+    if (!space && !inWord) words++;
+    inWord = !space;
+  }
+  return words;
+}
+
 export function estimatePromptTokens(parts: unknown[], messageCount: number): number {
   let words = 0;
   let bytes = 0;
@@ -27,7 +47,7 @@ export function estimatePromptTokens(parts: unknown[], messageCount: number): nu
     const node = stack.pop();
     if (typeof node === 'string') {
       bytes += Buffer.byteLength(node, 'utf8');
-      words += node.split(/\s+/).filter((w) => w.length > 0).length;
+      words += countWords(node);
     } else if (Array.isArray(node)) {
       for (const item of node) stack.push(item);
     } else if (typeof node === 'object' && node !== null) {
