@@ -26,7 +26,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { ROOT, cleanup, forgetChild, installExitHandlers, logTails, stopChild } from './lib/children';
+import { ROOT, cleanup, forgetChild, installExitHandlers, runBenchmark, stopChild } from './lib/children';
 import { prepareRun, startSimulator } from './lib/run-setup';
 import { pooled, ratioSummary, type Pooled, type RatioSummary, type Slice } from './lib/ab-stats';
 import { startBenchGateway, type BenchGateway } from './lib/gateway';
@@ -306,11 +306,4 @@ async function main(): Promise<number> {
   return warnings.length > 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  async (err: unknown) => {
-    process.stderr.write(`A/B run failed: ${(err as Error)?.stack ?? err}\n${logTails()}\n`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBenchmark('A/B run', main);

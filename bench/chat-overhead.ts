@@ -18,13 +18,13 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
-import { ROOT, cleanup, installExitHandlers, logTails } from './lib/children';
+import { cleanup, installExitHandlers, runBenchmark } from './lib/children';
 import { prepareRun, startSimulator } from './lib/run-setup';
 import { startBenchGateway } from './lib/gateway';
 import { unaryLoad as load, type Pids, type Segment, type UnaryTarget } from './lib/unary-load';
 import { writeResultFile } from './lib/results';
 import { HOST, getStatus, postJson, waitFor } from './lib/net';
-import { envOption, intOption } from './lib/options';
+import { envOption, intOption, roundOptions, roundValues } from './lib/options';
 import { TICKS_PER_S, percentile, round, settle } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance } from './lib/billing';
 import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
@@ -72,12 +72,7 @@ interface Options {
 function parseOptions(): Options {
   const { values } = parseArgs({
     options: {
-      connections: { type: 'string', default: '8,64' },
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '3' },
-      out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
-      'no-save': { type: 'boolean', default: false },
+      ...roundOptions('8,64'),
       'profile-gateway': { type: 'string' },
       'no-stream': { type: 'boolean', default: false },
       'no-portkey': { type: 'boolean', default: false },
@@ -94,11 +89,7 @@ function parseOptions(): Options {
   const gatewayEnv = envOption(values['gateway-env'], '--gateway-env');
   return {
     connections,
-    durationS: intOption(values.duration, '--duration', 1, 600),
-    warmupS: intOption(values.warmup, '--warmup', 0, 120),
-    rounds: intOption(values.rounds, '--rounds', 1, 10),
-    outDir: path.resolve(values.out),
-    save: !values['no-save'],
+    ...roundValues(values),
     profileDir: values['profile-gateway'] ? path.resolve(values['profile-gateway']) : null,
     stream: !values['no-stream'],
     portkey: !values['no-portkey'],
@@ -408,11 +399,4 @@ async function main(): Promise<number> {
   return warnings.length > 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  async (err: unknown) => {
-    process.stderr.write(`benchmark failed: ${(err as Error)?.stack ?? err}\n${logTails()}\n`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBenchmark('benchmark', main);

@@ -15,13 +15,13 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
-import { ROOT, cleanup, installExitHandlers, logTails } from './lib/children';
+import { cleanup, installExitHandlers, runBenchmark } from './lib/children';
 import { prepareRun, startSimulator } from './lib/run-setup';
 import { startBenchGateway, type BenchGateway } from './lib/gateway';
 import { unaryLoad, type Segment, type UnaryTarget } from './lib/unary-load';
 import { writeResultFile } from './lib/results';
 import { HOST, getStatus, postJson, waitFor } from './lib/net';
-import { intOption } from './lib/options';
+import { intOption, roundOptions, roundValues } from './lib/options';
 import { TICKS_PER_S, round, settle } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance, type BillingCheck } from './lib/billing';
 import { fmt, formatTable } from './lib/report';
@@ -32,23 +32,14 @@ const SIMULATOR_KEY = `sim-split-${randomBytes(8).toString('hex')}`;
 function options() {
   const { values } = parseArgs({
     options: {
-      connections: { type: 'string', default: '64' },
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '3' },
-      out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
-      'no-save': { type: 'boolean', default: false },
+      ...roundOptions('64'),
     },
   });
   const connections = intOption(values.connections, '--connections', 2, 1024);
   if (connections % 2 !== 0) throw new Error('--connections must be even (half goes to each stack)');
   return {
     connections,
-    durationS: intOption(values.duration, '--duration', 1, 600),
-    warmupS: intOption(values.warmup, '--warmup', 0, 120),
-    rounds: intOption(values.rounds, '--rounds', 1, 10),
-    outDir: path.resolve(values.out),
-    save: !values['no-save'],
+    ...roundValues(values),
   };
 }
 
@@ -169,11 +160,4 @@ async function main(): Promise<number> {
   return warnings.length > 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  async (err: unknown) => {
-    process.stderr.write(`process-split failed: ${(err as Error)?.stack ?? err}\n${logTails()}\n`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBenchmark('process-split', main);

@@ -88,3 +88,18 @@ export function installExitHandlers(): void {
 export function logTails(): string {
   return children.map((c) => `--- ${c.name} (last lines) ---\n${c.tail.slice(-25).join('\n') || '(no output)'}`).join('\n');
 }
+
+/**
+ * Runs a benchmark's `main` and exits with its code; a failure prints `what failed`, the stack and the children's
+ * last lines, stops everything and exits 1.
+ */
+export function runBenchmark(what: string, main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    async (err: unknown) => {
+      process.stderr.write(`${what} failed: ${(err as Error)?.stack ?? err}\n${logTails()}\n`);
+      await cleanup();
+      process.exit(1);
+    },
+  );
+}
