@@ -3,6 +3,7 @@ import type { Store } from '@gw/store';
 import { accountsCollection, balanceView, isFieldName, type BalanceView } from './accounts';
 import { keySpendView, spendAgainstLimit, type KeySpendView, type LimitReset } from './key-spend';
 import { findAccountEntry, ledgerCollection } from './ledger';
+import { ledgerMediaCollection } from './ledger-media';
 import { requestRecord, type RequestRecord } from './request-record';
 
 /** Request ids one charge lookup may ask about. */
@@ -32,10 +33,12 @@ export interface BalanceUsd {
 export class BillingService {
   private readonly accounts;
   private readonly ledger;
+  private readonly media;
 
   constructor(store: Store, private readonly now: () => Date = () => new Date()) {
     this.accounts = accountsCollection(store);
     this.ledger = ledgerCollection(store);
+    this.media = ledgerMediaCollection(store);
   }
 
   /** Refuses with 402 when nothing is spendable or the key has used up its limit for the current period. */
@@ -93,7 +96,7 @@ export class BillingService {
 
   /** Only the caller's own calls are visible; anything else is indistinguishable from an unknown id. */
   async requestRecord(accountId: string, id: string): Promise<RequestRecord> {
-    const entry = await findAccountEntry(this.ledger, accountId, id);
+    const entry = await findAccountEntry(this.ledger, this.media, accountId, id);
     if (!entry) throw new NotFoundError(`No billing record for ${id}`, 'request_id', 'request_not_found');
     return requestRecord(entry);
   }

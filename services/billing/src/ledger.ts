@@ -1,5 +1,6 @@
 import type { Collection, Doc, Store } from '@gw/store';
 import type { PriceQuote } from '@gw/catalog';
+import { requestIdOfMedia, type LedgerMediaDoc } from './ledger-media';
 import { presentUsageFields, type Usage, type UsageEvent } from './usage-event';
 
 /**
@@ -60,7 +61,6 @@ export async function ensureLedgerIndexes(ledger: Collection<LedgerEntry>): Prom
   await ledger.ensureIndex({ fields: { provider_response_id: 1 } });
   // With the state, a posting's mark as applied is decided (and, on the embedded engine, done) in the index alone.
   await ledger.ensureIndex({ fields: { posting_id: 1, state: 1 } });
-  await ledger.ensureIndex({ fields: { media_ids: 1 } });
 }
 
 export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFactorPpm: number, postingId: string, nowMs: number): LedgerEntry {
@@ -97,12 +97,13 @@ export function buildLedgerEntry(event: UsageEvent, quote: PriceQuote, priceFact
   };
 }
 
-/** The caller's own entry, by platform request id first, then by the provider-facing id, then by a media id of the gateway's. */
-export async function findAccountEntry(ledger: Collection<LedgerEntry>, accountId: string, id: string): Promise<LedgerEntry | null> {
+/**
+ * The caller's own entry, by platform request id first, then by the provider-facing id, then by a media id of
+ * the gateway's: each a read of an indexed key, so an unknown id costs three index probes, never a scan.
+ */
+export async function findAccountEntry(ledger: Collection<LedgerEntry>, media: Collection<LedgerMediaDoc>, accountId: string, id: string): Promise<LedgerEntry | null> {
   // Visible once its charge has landed on the balance: a caller who finds the record can rely on the balance.
-  return (
-    (await ledger.findOne({ _id: id, account_id: accountId, state: 'applied' })) ??
-    (await ledger.findOne({ provider_response_id: id, account_id: accountId, state: 'applied' })) ??
-    (await ledger.findOne({ media_ids: id, account_id: accountId, state: 'applied' }))
-  );
+  const applied = { account_id: accountId, state: 'applied' };
+  const byRequestId = async (requestId: string | null) => (requestId === null ? null : ledger.findOne({ _id: requestId, ...applied }));
+  return (await byRequestId(id)) ?? (await ledger.findOne({ provider_response_id: id, ...applied })) ?? (await byRequestId(await requestIdOfMedia(media, accountId, id)));
 }

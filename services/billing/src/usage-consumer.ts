@@ -7,6 +7,7 @@ import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
 import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
 import { FinishedPostings } from './finished-postings';
+import { ledgerMediaCollection, ledgerMediaDocs } from './ledger-media';
 import { applyPostings, type PostingResult } from './posting';
 import type { PriceBook } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
@@ -52,6 +53,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   const { store, bus, priceBook, logger, faults = {} } = deps;
   const now = deps.now ?? (() => new Date());
   const ledger = ledgerCollection(store);
+  const media = ledgerMediaCollection(store);
   const accounts = accountsCollection(store);
   const rejects = store.collection<RejectedUsageDoc>('usage_rejects');
   const stats = usageStatsCollection(store);
@@ -89,6 +91,9 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
       return buildLedgerEntry(event, quote, factor, postingId, nowMs);
     });
     await ledger.insertMany(entries, { ignoreDuplicates: true });
+    // Every entry's, recorded now or by an earlier delivery that stopped before this write.
+    const mediaRows = ledgerMediaDocs(entries);
+    if (mediaRows.length > 0) await media.insertMany(mediaRows, { ignoreDuplicates: true });
   }
 
   /** `claimed`: every entry of the postings still `applying`, including those the bus now delivers in another batch. */

@@ -1,12 +1,8 @@
 import type { Logger } from '@gw/platform';
-import type { Collection, Doc, Store } from '@gw/store';
+import type { Collection, Store } from '@gw/store';
 import type { LedgerEntry } from '../ledger';
+import { oncePerStore } from '../store-upgrades';
 import type { ArchiveDoc } from './call-archive';
-
-interface UpgradeDoc extends Doc {
-  done_at_ms: number;
-  docs_marked: number;
-}
 
 const UNBILLED_PROVIDER_IDS = 'unbilled-provider-ids';
 /** The api types whose calls can be archived without being billed (failed videos, failed provider-batch lines). */
@@ -21,24 +17,24 @@ const PAGE = 500;
  * start; its mark is written last.
  */
 export async function markOlderUnbilledRecords(store: Store, docs: Collection<ArchiveDoc>, ledger: Collection<LedgerEntry>, logger: Logger, nowMs: number): Promise<void> {
-  const upgrades = store.collection<UpgradeDoc>('archive_upgrades');
-  if (await upgrades.findOne({ _id: UNBILLED_PROVIDER_IDS })) return;
-  let marked = 0;
-  let after = '';
-  for (;;) {
-    const page = await docs.find(
-      { _id: { $gt: after }, api_type: { $in: UNBILLED_API_TYPES }, provider_response_id: { $gt: '' }, unbilled_provider_id: { $exists: false } },
-      { sort: { _id: 1 }, limit: PAGE },
-    );
-    if (page.length === 0) break;
-    after = page[page.length - 1]._id;
-    const billed = new Set((await ledger.find({ _id: { $in: page.map((d) => d._id) } })).map((e) => e._id));
-    for (const doc of page) {
-      if (billed.has(doc._id)) continue;
-      await docs.updateOne({ _id: doc._id }, { $set: { unbilled_provider_id: doc.provider_response_id } });
-      marked += 1;
+  await oncePerStore(store, 'archive_upgrades', UNBILLED_PROVIDER_IDS, nowMs, async () => {
+    let marked = 0;
+    let after = '';
+    for (;;) {
+      const page = await docs.find(
+        { _id: { $gt: after }, api_type: { $in: UNBILLED_API_TYPES }, provider_response_id: { $gt: '' }, unbilled_provider_id: { $exists: false } },
+        { sort: { _id: 1 }, limit: PAGE },
+      );
+      if (page.length === 0) break;
+      after = page[page.length - 1]._id;
+      const billed = new Set((await ledger.find({ _id: { $in: page.map((d) => d._id) } })).map((e) => e._id));
+      for (const doc of page) {
+        if (billed.has(doc._id)) continue;
+        await docs.updateOne({ _id: doc._id }, { $set: { unbilled_provider_id: doc.provider_response_id } });
+        marked += 1;
+      }
     }
-  }
-  await upgrades.updateOne({ _id: UNBILLED_PROVIDER_IDS }, { $set: { done_at_ms: nowMs, docs_marked: marked } }, { upsert: true });
-  if (marked > 0) logger.info({ marked }, 'archive: older unbilled calls keep their provider ids in the sparse index');
+    if (marked > 0) logger.info({ marked }, 'archive: older unbilled calls keep their provider ids in the sparse index');
+    return { docs_marked: marked };
+  });
 }
