@@ -2,7 +2,9 @@
  * What a billing lookup (`GET /v1/billing/requests/{id}`) costs once the ledger holds many calls. Fills the
  * single-process gateway's ledger with `--calls` billed chat calls (64 connections), waits until billing has
  * caught up (and checks each answered call was billed once), then looks up, one after the other, a call by
- * its request id, by its provider id, and an id no call has: latency and the gateway's CPU per lookup each.
+ * its request id, by its provider id, an image call by its image's id, and an id no call has: latency and the
+ * gateway's CPU per lookup each. The image call comes first, so the ledger holds media ids as a gateway that
+ * serves images does.
  * `--root` runs another checkout's gateway (a worktree of an older commit) with this script, for a before/after.
  *
  *   node --import tsx bench/billing-lookup.ts [--calls 100000] [--lookups 300] [--root DIR] [--no-save]
@@ -15,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
+import { usdToMicros } from '@gw/platform';
 import { ROOT, cleanup, installExitHandlers, runBenchmark } from './lib/children';
 import { prepareRun, startSimulator } from './lib/run-setup';
 import { startBenchGateway } from './lib/gateway';
@@ -25,7 +28,7 @@ import { intOption } from './lib/options';
 import { TICKS_PER_S, cpuTicks, percentile, round, settle } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance } from './lib/billing';
 import { fmt, formatTable } from './lib/report';
-import { PRICE, PUBLIC_MODEL, chatBody, gitRevision } from './lib/setup';
+import { IMAGE_MODEL, IMAGE_PRICE, PRICE, PUBLIC_MODEL, chatBody, gitRevision } from './lib/setup';
 
 const SIMULATOR_KEY = `sim-lookup-${randomBytes(8).toString('hex')}`;
 const FILL_CONNECTIONS = 64;
@@ -73,6 +76,11 @@ async function main(): Promise<number> {
   const requestId = probe.headers['x-request-id'];
   if (probe.statusCode !== 200 || typeof requestId !== 'string' || !probeJson.id || !probeJson.usage) throw new Error(`probe call failed: HTTP ${probe.statusCode}`);
   const perCallMicros = listCostMicros(deploymentPrice(PRICE), tokenCounts(probeJson.usage as never));
+  const image = await request(`${origin}/v1/images/generations`, { method: 'POST', headers: target.headers, body: JSON.stringify({ model: IMAGE_MODEL, prompt: 'a lookup benchmark' }) });
+  const imageJson = (await image.body.json()) as { data?: { id?: string }[] };
+  const imageId = imageJson.data?.[0]?.id;
+  if (image.statusCode !== 200 || !imageId) throw new Error(`image call failed: HTTP ${image.statusCode}`);
+  const imageMicros = usdToMicros(IMAGE_PRICE.per_image);
   let answered = 1;
   let inFlight = 0;
   const fillStarted = performance.now();
@@ -85,13 +93,15 @@ async function main(): Promise<number> {
     process.stdout.write(`\rfilled ${answered} calls   `);
   }
   process.stdout.write(`\nfilled in ${round((performance.now() - fillStarted) / 1000, 1)} s; waiting for billing...\n`);
-  const billing = checkBilling(balanceStart, await settledBalance(readBalance, balanceStart, answered * perCallMicros), perCallMicros, answered, inFlight);
+  const balanceEnd = await settledBalance(readBalance, balanceStart, answered * perCallMicros + imageMicros);
+  const billing = checkBilling(balanceStart - imageMicros, balanceEnd, perCallMicros, answered, inFlight);
   if (!billing.ok) throw new Error(`billing: ${billing.calls_billed} calls billed for ${answered} answered (+ at most ${inFlight} in flight)`);
   await settle(pid);
 
   const kinds = [
     { kind: 'request id', id: requestId, status: 200 },
     { kind: 'provider id', id: probeJson.id, status: 200 },
+    { kind: 'image id', id: imageId, status: 200 },
     { kind: 'unknown id', id: `no-such-call-${randomBytes(6).toString('hex')}`, status: 404 },
   ];
   const rows = [];
@@ -111,7 +121,7 @@ async function main(): Promise<number> {
     rows.push({ kind: k.kind, status: k.status, p50_ms: round(percentile(ms, 50), 2), p99_ms: round(percentile(ms, 99), 2), max_ms: round(ms[ms.length - 1], 2), gateway_cpu_ms_per_lookup: round(cpuMs / opts.lookups, 2) });
   }
 
-  const lines = ['', `${answered} calls in the ledger (billed once each); ${opts.lookups} lookups of each kind, one at a time`,
+  const lines = ['', `${answered} chat calls and one image call in the ledger (billed once each); ${opts.lookups} lookups of each kind, one at a time`,
     ...formatTable(['lookup by', 'status', 'p50 ms', 'p99 ms', 'max ms', 'gateway CPU ms / lookup'],
       rows.map((r) => [r.kind, String(r.status), fmt(r.p50_ms, 2), fmt(r.p99_ms, 2), fmt(r.max_ms, 2), fmt(r.gateway_cpu_ms_per_lookup, 2)]), 1),
     `code: ${opts.root === ROOT ? 'this checkout' : opts.root} (${gitRevision(opts.root)})`,

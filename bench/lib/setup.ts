@@ -8,6 +8,9 @@ import { HOST } from './net';
 export const PUBLIC_MODEL = 'bench/echo-chat';
 export const PROVIDER_MODEL = 'echo-chat';
 export const PRICE = { prompt_per_million: '2.00', completion_per_million: '4.00' };
+/** An image model on the simulator's OpenAI images API: a call that bills media ids. */
+export const IMAGE_MODEL = 'bench/image';
+export const IMAGE_PRICE = { prompt_per_million: '0', completion_per_million: '0', per_image: '0.040000' };
 
 export function writeCatalog(dir: string, simulatorPort: number): string {
   const file = path.join(dir, 'catalog.json');
@@ -30,6 +33,15 @@ export function writeCatalog(dir: string, simulatorPort: number): string {
         stop: { type: 'array', options: null, default: null, min: null, max: null, max_items: 4 },
       },
       deployments: [{ id: 'bench-simulator', provider: 'simulator', provider_model: PROVIDER_MODEL, price: PRICE }],
+    }, {
+      id: IMAGE_MODEL,
+      name: 'Benchmark images (simulator)',
+      owned_by: 'Gateway simulator',
+      updated_at: '2026-11-01T00:00:00Z',
+      media: 'image',
+      architecture: { input_modalities: ['text'], output_modalities: ['image'], tokenizer: null },
+      parameter_schema: { n: { type: 'integer', options: null, default: null, min: 1, max: 4 } },
+      deployments: [{ id: 'bench-simulator-image', provider: 'simulator', provider_model: 'gpt-image-1', price: IMAGE_PRICE }],
     }],
   }, null, 2));
   return file;
