@@ -36,6 +36,11 @@ interface SingleUpdate {
   upsertedId: string | null;
 }
 
+/** The one SELECT every read runs: the filter's SQL, a sort bracket's condition, its order and limit. */
+export function selectSql(table: string, filterWhere: string, bracketWhere: string, order: string, limitSql = ''): string {
+  return `SELECT rowid, doc FROM ${table} WHERE (${filterWhere}) AND ${bracketWhere} ORDER BY ${order}${limitSql}`;
+}
+
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
@@ -272,10 +277,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const matches = compileFilter(filter);
     const keys = Object.entries(sort ?? {});
     for (const [path, direction] of keys) if (direction !== 1 && direction !== -1) throw new Error(`Sort direction for '${path}' must be 1 or -1`);
-    const plan = sqlSortPlan(keys, sql.typed, this.translatable);
+    const plan = sqlSortPlan(keys, sql.typed, this.translatable, sql.ranged);
     const read = (where: string, order: string, limitSql = '', extra: SqlParam[] = []) =>
-      this.db.statement(`SELECT rowid, doc FROM ${this.table} WHERE (${sql.where}) AND ${where} ORDER BY ${order}${limitSql}`)
-        .iterate(...sql.params, ...extra) as Iterable<{ rowid: number; doc: string }>;
+      this.db.statement(selectSql(this.table, sql.where, where, order, limitSql)).iterate(...sql.params, ...extra) as Iterable<{ rowid: number; doc: string }>;
     const collect = (raws: Iterable<{ rowid: number; doc: string }>, wanted: number): Row[] => {
       const rows: Row[] = [];
       for (const raw of raws) {

@@ -7,7 +7,9 @@ import { createLogger } from '@gw/platform';
 import { DuplicateKeyError, type Doc } from '../port';
 import { createEmbeddedStore } from './embedded-store';
 import { SqliteDatabase } from './sqlite-database';
+import { selectSql } from './embedded-collection';
 import { translateFilter } from './sql-filter';
+import { sqlSortPlan } from './sql-sort';
 import { WalCheckpointer } from './wal-checkpointer';
 
 /** What only the embedded engine has: its database file, migration of old datafiles, SQL translation limits. */
@@ -155,6 +157,38 @@ describe('embedded store on SQLite', () => {
       const plan = side.prepare(`EXPLAIN QUERY PLAN SELECT id, doc FROM "doc:calls" WHERE ${where}`).all(...params) as { detail: string }[];
       expect(plan.map((r) => r.detail)).toEqual([expect.stringMatching(/^SEARCH doc:calls USING INDEX ix:calls:rare_id:sparse \(<expr>=\?\)$/)]);
       expect(side.prepare(`SELECT count(*) AS n FROM "doc:calls" INDEXED BY "ix:calls:rare_id:sparse" WHERE ${where}`).get(...params)).toEqual({ n: 1 });
+    } finally {
+      side.close();
+    }
+    await store.close();
+  });
+
+  it('serves a boolean equality, an $or of two, and an unsorted range from their indexes, not a scan of the table', async () => {
+    type Task = Doc & { pending?: boolean | number; retry?: boolean; due: number };
+    const store = createEmbeddedStore({ dataDir });
+    const tasks = store.collection<Task>('tasks');
+    for (const field of ['pending', 'retry', 'due']) await tasks.ensureIndex({ fields: { [field]: 1 } });
+    await tasks.insertMany([
+      ...Array.from({ length: 500 }, (_, i) => ({ _id: `t${i}`, pending: false, due: 1_000 + i })),
+      { _id: 'yes', pending: true, due: 7 }, { _id: 'one', pending: 1, due: 8 }, { _id: 'again', retry: true, due: 2_000 },
+    ]);
+    // What each read answers: true is not the number 1, and insertion order holds without a sort.
+    const ids = async (filter: Record<string, unknown>) => (await tasks.find(filter)).map((d) => d._id);
+    expect(await ids({ pending: true })).toEqual(['yes']);
+    expect(await ids({ pending: 1 })).toEqual(['one']);
+    expect(await ids({ $or: [{ pending: true }, { retry: true }] })).toEqual(['yes', 'again']);
+    expect(await ids({ due: { $lt: 1_002 } })).toEqual(['t0', 't1', 'yes', 'one']);
+    // How SQLite runs the statement each of those reads runs.
+    const side = new DatabaseSync(join(dataDir, 'store.sqlite'));
+    try {
+      for (const filter of [{ pending: true }, { $or: [{ pending: true }, { retry: true }] }, { due: { $lt: 1_002 } }]) {
+        const sql = translateFilter(filter, () => true);
+        const [bracket] = sqlSortPlan([], sql.typed, () => true, sql.ranged)!;
+        const plan = (side.prepare(`EXPLAIN QUERY PLAN ${selectSql('"doc:tasks"', sql.where, bracket.where, bracket.order)}`).all(...sql.params) as { detail: string }[])
+          .map((r) => r.detail);
+        expect(plan.filter((d) => d.startsWith('SCAN'))).toEqual([]);
+        expect(plan.some((d) => /^SEARCH doc:tasks USING INDEX ix:tasks:(pending|retry|due)/.test(d))).toBe(true);
+      }
     } finally {
       side.close();
     }

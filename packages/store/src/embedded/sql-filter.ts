@@ -18,6 +18,8 @@ export interface SqlFilter {
   exact: boolean;
   /** Paths the translated conditions restrict to numbers or strings, on which SQL's order is MongoDB's order. */
   typed: Set<string>;
+  /** A range was translated: see sqlSortPlan, which then keeps SQLite from scanning the table for insertion order. */
+  ranged: boolean;
 }
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -50,6 +52,7 @@ class Translation {
   readonly params: SqlParam[] = [];
   readonly typed = new Set<string>();
   exact = true;
+  ranged = false;
 
   constructor(readonly translatable: (path: string) => boolean) {}
 
@@ -80,7 +83,9 @@ class Translation {
       this.params.push(...same);
       if (same.length === values.length) this.typed.add(path);
     }
-    for (const flag of [true, false]) if (values.includes(flag)) alternatives.push(`${typeOf(path)} = '${flag}'`);
+    // json_extract reads true and false as 1 and 0, so the test on it lets an index of the field serve the equality;
+    // the type guard keeps the numbers 1 and 0 out.
+    for (const flag of [true, false]) if (values.includes(flag)) alternatives.push(`(${expr} = ${flag ? 1 : 0} AND ${typeOf(path)} = '${flag}')`);
     if (values.includes(null)) alternatives.push(`${expr} IS NULL`);
     this.parts.push(alternatives.length === 0 ? '0' : alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`);
   }
@@ -92,6 +97,7 @@ class Translation {
     this.parts.push(path === '_id' ? test : `(${test} AND ${typeOf(path)} ${TYPE_GUARD[type]})`);
     this.params.push(bound as SqlParam);
     this.typed.add(path);
+    this.ranged = true;
   }
 
   private exists(path: string, wanted: boolean): void {
@@ -107,7 +113,7 @@ function typeOf(path: string): string {
 export function translateFilter(filter: Filter, translatable: (path: string) => boolean): SqlFilter {
   const t = new Translation(translatable);
   addFilter(t, filter);
-  return { where: t.parts.length > 0 ? t.parts.join(' AND ') : '1', params: t.params, exact: t.exact, typed: t.typed };
+  return { where: t.parts.length > 0 ? t.parts.join(' AND ') : '1', params: t.params, exact: t.exact, typed: t.typed, ranged: t.ranged };
 }
 
 const isClauseList = (v: unknown): v is Filter[] =>
@@ -132,5 +138,6 @@ function addAlternatives(t: Translation, branches: Filter[]): void {
   t.parts.push(`(${translated.map((b) => `(${b.where})`).join(' OR ')})`);
   for (const b of translated) t.params.push(...b.params);
   if (!translated.every((b) => b.exact)) t.exact = false;
+  if (translated.some((b) => b.ranged)) t.ranged = true;
   for (const path of translated[0].typed) if (translated.every((b) => b.typed.has(path))) t.typed.add(path);
 }

@@ -21,9 +21,12 @@ export interface SortPartition {
  * is `_id` (the usual stable tie-break); ties left over keep insertion order (rowid), as the in-memory sort does.
  */
 export function sqlSortPlan(
-  keys: ReadonlyArray<[string, 1 | -1]>, typed: ReadonlySet<string>, translatable: (path: string) => boolean,
+  keys: ReadonlyArray<[string, 1 | -1]>, typed: ReadonlySet<string>, translatable: (path: string) => boolean, ranged = false,
 ): SortPartition[] | null {
-  if (keys.length === 0) return [{ where: '1', order: 'rowid', inMemory: false }];
+  // Unsorted reads come in insertion order. Asked for rowid order with a range in the filter, SQLite scans the whole
+  // table in that order rather than search the range's index and sort what it found (it has no statistics to know
+  // the range is narrow); `+rowid` is an expression, so no scan can give that order and the index wins.
+  if (keys.length === 0) return [{ where: '1', order: ranged ? '+rowid' : 'rowid', inMemory: false }];
   const [[path, direction], ...rest] = keys;
   if (rest.length > 1 || (rest.length === 1 && (rest[0][0] !== '_id' || path === '_id'))) return null;
   const tieBreak = rest.length === 1 ? `id ${sqlDirection(rest[0][1])}, rowid` : 'rowid';
