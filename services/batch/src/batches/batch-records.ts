@@ -143,4 +143,6 @@ export async function ensureBatchIndexes(batches: Collection<BatchDoc>): Promise
   await batches.ensureIndex({ fields: { account_id: 1, created_at_ms: -1 } });
   await batches.ensureIndex({ fields: { input_file_id: 1 } });
   await batches.ensureIndex({ fields: { callback_pending: 1 } });
+  // Every instance's maintenance looks up the batches still open, oldest first, among all batches ever made.
+  await batches.ensureIndex({ fields: { status: 1, created_at_ms: 1 } });
 }
