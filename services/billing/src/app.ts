@@ -10,6 +10,7 @@ import type { BillingConfig } from './config';
 import { billingGrpcHandlers } from './grpc-server';
 import { billingRoutes } from './http-routes';
 import { ensureLedgerIndexes, ledgerCollection } from './ledger';
+import { writeKeyHolderRows } from './key-holders';
 import { moveMediaIdsToRows } from './ledger-media';
 import { SpendHolds } from './spend-holds';
 import { startUsageConsumer, USAGE_CONSUMER_GROUP } from './usage-consumer';
@@ -48,6 +49,7 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     const priceBook = PriceBook.fromCatalog(readCatalog(config.CATALOG_FILE));
     await ensureLedgerIndexes(ledgerCollection(store));
     await moveMediaIdsToRows(store, ledgerCollection(store), logger, now().getTime());
+    await writeKeyHolderRows(store, accountsCollection(store), logger, now().getTime());
     const stats = usageStatsCollection(store);
     await ensureUsageStatsIndexes(stats);
     const failedCalls = failedCallsCollection(store);

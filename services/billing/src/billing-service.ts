@@ -3,6 +3,7 @@ import type { Store } from '@gw/store';
 import { accountsCollection, balanceView, isFieldName, type BalanceView } from './accounts';
 import { keySpendView, spendAgainstLimit, type KeySpendView, type LimitReset } from './key-spend';
 import { findAccountEntry, ledgerCollection } from './ledger';
+import { keyHoldersCollection } from './key-holders';
 import { ledgerMediaCollection } from './ledger-media';
 import { requestRecord, type RequestRecord } from './request-record';
 
@@ -34,11 +35,13 @@ export class BillingService {
   private readonly accounts;
   private readonly ledger;
   private readonly media;
+  private readonly keyHolders;
 
   constructor(store: Store, private readonly now: () => Date = () => new Date()) {
     this.accounts = accountsCollection(store);
     this.ledger = ledgerCollection(store);
     this.media = ledgerMediaCollection(store);
+    this.keyHolders = keyHoldersCollection(store);
   }
 
   /** Refuses with 402 when nothing is spendable or the key has used up its limit for the current period. */
@@ -74,11 +77,13 @@ export class BillingService {
     const hashes = [...new Set(keyHashes.filter(isFieldName))];
     const now = this.now();
     if (hashes.length === 0) return keyHashes.map((h) => keySpendView(h, undefined, now));
-    const holders = await this.accounts.find({ $or: hashes.map((h) => ({ [`key_spend.${h}`]: { $exists: true } })) });
-    if (onlyAccount !== null && holders.some((a) => a._id !== onlyAccount)) {
+    const holders = await this.keyHolders.find({ _id: { $in: hashes } });
+    if (onlyAccount !== null && holders.some((h) => h.account_id !== onlyAccount)) {
       throw new AuthenticationError('These credentials do not belong to the account of every key asked about', 'account_mismatch');
     }
-    const spendOf = (h: string) => holders.find((a) => a.key_spend?.[h])?.key_spend[h];
+    const accountIds = [...new Set(holders.map((h) => h.account_id))];
+    const accounts = accountIds.length > 0 ? await this.accounts.find({ _id: { $in: accountIds } }) : [];
+    const spendOf = (h: string) => accounts.find((a) => a.key_spend?.[h])?.key_spend[h];
     return keyHashes.map((h) => keySpendView(h, spendOf(h), now));
   }
 

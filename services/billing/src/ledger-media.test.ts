@@ -1,21 +1,11 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { Collection, Filter, Store } from '@gw/store';
+import type { Filter, Store } from '@gw/store';
 import { BillingService } from './billing-service';
 import { ledgerCollection, type LedgerEntry } from './ledger';
 import { ledgerMediaCollection, moveMediaIdsToRows } from './ledger-media';
-import { asBatch, Engines, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
+import { asBatch, Engines, patchedStore, silentLogger, STORE_ENGINES, usageEvent } from './test-harness';
 import { createUsageBatchHandler } from './usage-consumer';
-
-/** The store, with one collection's methods replaced (`patch` gets the real collection and returns the overrides). */
-function patched(store: Store, name: string, patch: (c: Collection<never>) => Partial<Collection<never>>): Store {
-  const wrapped = Object.create(store) as Store;
-  wrapped.collection = ((n: string) => {
-    const c = store.collection(n);
-    return n === name ? Object.assign(Object.create(c) as object, patch(c as Collection<never>)) : c;
-  }) as Store['collection'];
-  return wrapped;
-}
 
 describe.each(STORE_ENGINES)('a call found by the media ids it produced (%s store)', (engine) => {
   let engines: Engines;
@@ -35,7 +25,7 @@ describe.each(STORE_ENGINES)('a call found by the media ids it produced (%s stor
 
     // Every ledger read the lookup makes, by its filter's fields.
     const reads: string[][] = [];
-    const counting = patched(engines.store, 'ledger', (c) => ({
+    const counting = patchedStore(engines.store, 'ledger', (c) => ({
       find: (filter: Filter, opts?: never) => { reads.push(Object.keys(filter)); return c.find(filter, opts); },
       findOne: (filter: Filter, opts?: never) => { reads.push(Object.keys(filter)); return c.findOne(filter, opts); },
     }));
@@ -51,7 +41,7 @@ describe.each(STORE_ENGINES)('a call found by the media ids it produced (%s stor
 
   test('a delivery that stopped between the ledger write and the media rows: the redelivery writes them', async () => {
     const image = usageEvent({ api_type: 'image', media_ids: ['img_late'] });
-    const failing = patched(engines.store, 'ledger_media', () => ({ insertMany: () => Promise.reject(new Error('store gone')) }));
+    const failing = patchedStore(engines.store, 'ledger_media', () => ({ insertMany: () => Promise.reject(new Error('store gone')) }));
     await expect(handler(failing)(asBatch([image]))).rejects.toThrow('store gone');
     expect(await ledgerCollection(engines.store).count({ _id: image.request_id })).toBe(1);
 

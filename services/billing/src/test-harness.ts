@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Logger, type RunningService } from '@gw/platform';
 import { createBus, type Bus, type BusMessage } from '@gw/bus';
-import { createStore, type Store } from '@gw/store';
+import { createStore, type Collection, type Store } from '@gw/store';
 import { createBlobStore, type BlobStore } from '@gw/blobs';
 import { PriceBook, readCatalog } from '@gw/catalog';
 import { TOPICS, type UsageEvent } from '@gw/proto';
@@ -145,4 +145,14 @@ export async function eventually(what: string, check: () => Promise<boolean> | b
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The store, with one collection's methods replaced (`patch` gets the real collection and returns the overrides). */
+export function patchedStore(store: Store, name: string, patch: (c: Collection<never>) => Partial<Collection<never>>): Store {
+  const wrapped = Object.create(store) as Store;
+  wrapped.collection = ((n: string) => {
+    const c = store.collection(n);
+    return n === name ? Object.assign(Object.create(c) as object, patch(c as Collection<never>)) : c;
+  }) as Store['collection'];
+  return wrapped;
 }

@@ -7,6 +7,7 @@ import { accountsCollection, LIST_PRICE_FACTOR_PPM } from './accounts';
 import { balanceChangedEvent, publishBalanceChanges } from './balance-events';
 import { buildLedgerEntry, ledgerCollection, type LedgerEntry } from './ledger';
 import { FinishedPostings } from './finished-postings';
+import { keyHolderDocs, keyHoldersCollection } from './key-holders';
 import { ledgerMediaCollection, ledgerMediaDocs } from './ledger-media';
 import { applyPostings, type PostingResult } from './posting';
 import type { PriceBook } from '@gw/catalog';
@@ -54,6 +55,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
   const now = deps.now ?? (() => new Date());
   const ledger = ledgerCollection(store);
   const media = ledgerMediaCollection(store);
+  const keyHolders = keyHoldersCollection(store);
   const accounts = accountsCollection(store);
   const rejects = store.collection<RejectedUsageDoc>('usage_rejects');
   const stats = usageStatsCollection(store);
@@ -94,6 +96,10 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     // Every entry's, recorded now or by an earlier delivery that stopped before this write.
     const mediaRows = ledgerMediaDocs(entries);
     if (mediaRows.length > 0) await media.insertMany(mediaRows, { ignoreDuplicates: true });
+    // Before any of this spend lands on an account, so every key with spend has its row; written for every batch
+    // (a key lookup when it exists), so spend an older replica posted during a rolling upgrade gets its row too.
+    const holderRows = keyHolderDocs(entries);
+    if (holderRows.length > 0) await keyHolders.insertMany(holderRows, { ignoreDuplicates: true });
   }
 
   /** `claimed`: every entry of the postings still `applying`, including those the bus now delivers in another batch. */
