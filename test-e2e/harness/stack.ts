@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -360,7 +360,9 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   const slowSim = await startSimulators({ port: 0, latencyMs: E2E_SLOW_LATENCY_MS });
   const ports = await freeServicePorts();
   const identitySecret = randomBytes(32).toString('hex');
-  const env = { ...serviceEnv(s.json, writeE2ECatalog(dataDir, sim.port, slowSim.port), ports, identitySecret), ...opts.env };
+  // Every filtered read the stack's stores answer by scanning a whole collection lands here; stop() fails on any.
+  const scanReportFile = path.join(dataDir, 'unindexed-reads.jsonl');
+  const env = { ...serviceEnv(s.json, writeE2ECatalog(dataDir, sim.port, slowSim.port), ports, identitySecret), STORE_SCAN_REPORT_FILE: scanReportFile, ...opts.env };
   const stack = await startLocalStack({ dataDir, env, logger: createLogger(null, 'warn') });
   await waitFor('consumers joined', async () => (await Promise.all(stack.services.map((svc) => svc.health.report()))).every((r) => r.ready && r.degraded.length === 0), 30_000);
   return {
@@ -380,7 +382,9 @@ async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
       await stack.stop();
       await sim.close();
       await slowSim.close();
+      const scans = existsSync(scanReportFile) ? readFileSync(scanReportFile, 'utf8').trim().split('\n') : [];
       rmSync(dataDir, { recursive: true, force: true });
+      if (scans.length > 0) throw new Error(`The stack ran ${scans.length} filtered read(s) that scan a whole collection (no index serves them):\n${scans.join('\n')}`);
     },
   };
 }

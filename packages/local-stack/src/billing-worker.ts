@@ -30,8 +30,9 @@ serveFromWorker(async () => {
   // Billing's file is the largest: its checkpoints run on a thread of their own, not between billing's holds.
   // The bus file is the main thread's checkpointer's.
   const checkpointer = new WalCheckpointer({ logger: logger.child({ component: 'wal-checkpointer' }) });
-  const store = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'billing'), checkpointer }, logger.child({ service: 'billing', component: 'store' }));
-  const busStore = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'bus') }, logger.child({ service: 'bus', component: 'store' }));
+  const scanReportFile = env.STORE_SCAN_REPORT_FILE || undefined;
+  const store = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'billing'), checkpointer, scanReportFile }, logger.child({ service: 'billing', component: 'store' }));
+  const busStore = createStore({ engine: 'embedded', dataDir: path.join(dataDir, 'bus'), scanReportFile }, logger.child({ service: 'bus', component: 'store' }));
   // The main thread's bus trims every topic of the bus files, billing's included: one trimmer per file.
   const bus = createBus({ engine: 'embedded', store: busStore, wakeChannel: busWakeChannel, trimIntervalMs: 0 }, logger.child({ service: 'bus' }));
   // Archived calls' bodies live under the data dir, next to billing's store.

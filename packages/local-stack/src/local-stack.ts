@@ -55,7 +55,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   // One thread checkpoints every store's WAL, so no commit on the event loop has to.
   const checkpointer = new WalCheckpointer({ logger: logger.child({ component: 'wal-checkpointer' }) });
   const openStore = (name: string) => {
-    const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name), checkpointer }, logger.child({ service: name, component: 'store' }));
+    const s = createStore({ engine: 'embedded', dataDir: path.join(opts.dataDir, name), checkpointer, scanReportFile: env.STORE_SCAN_REPORT_FILE || undefined }, logger.child({ service: name, component: 'store' }));
     stores.push(s);
     return s;
   };

@@ -38,6 +38,8 @@ export const engineEnv = {
   MONGO_URL: z.string().optional(),
   /** How long a MongoDB operation waits on a silent server before checking it is alive; a hung one refuses the call (503) in about twice this. */
   STORE_OP_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
+  /** A file the embedded store appends every filtered read to that scans a whole collection (a diagnostic; off when unset). */
+  STORE_SCAN_REPORT_FILE: z.string().min(1).optional(),
   BUS: z.enum(['embedded', 'kafka']).default('embedded'),
   KAFKA_BROKERS: z.string().optional(),
   /** Prefix of every Kafka topic and consumer group, so several deployments can share one cluster. */
@@ -45,15 +47,15 @@ export const engineEnv = {
 };
 
 export type EngineConfig =
-  | { store: { engine: 'embedded'; dataDir: string } | { engine: 'mongo'; url: string; opTimeoutMs?: number } }
+  | { store: { engine: 'embedded'; dataDir: string; scanReportFile?: string } | { engine: 'mongo'; url: string; opTimeoutMs?: number } }
   & { bus: { engine: 'embedded' } | { engine: 'kafka'; brokers: string[]; namespace: string } };
 
 /** Resolves the engine variables into port configuration, refusing a distributed engine without its URL. */
-export function engineConfig(env: { STORE: 'embedded' | 'mongo'; DATA_DIR: string; MONGO_URL?: string; STORE_OP_TIMEOUT_MS?: number; BUS: 'embedded' | 'kafka'; KAFKA_BROKERS?: string; BUS_NAMESPACE?: string }, service: string): EngineConfig {
+export function engineConfig(env: { STORE: 'embedded' | 'mongo'; DATA_DIR: string; MONGO_URL?: string; STORE_OP_TIMEOUT_MS?: number; STORE_SCAN_REPORT_FILE?: string; BUS: 'embedded' | 'kafka'; KAFKA_BROKERS?: string; BUS_NAMESPACE?: string }, service: string): EngineConfig {
   if (env.STORE === 'mongo' && !env.MONGO_URL) throw new Error('Invalid configuration: MONGO_URL is required when STORE=mongo');
   if (env.BUS === 'kafka' && !env.KAFKA_BROKERS) throw new Error('Invalid configuration: KAFKA_BROKERS is required when BUS=kafka');
   return {
-    store: env.STORE === 'mongo' ? { engine: 'mongo', url: env.MONGO_URL!, opTimeoutMs: env.STORE_OP_TIMEOUT_MS } : { engine: 'embedded', dataDir: `${env.DATA_DIR}/${service}` },
+    store: env.STORE === 'mongo' ? { engine: 'mongo', url: env.MONGO_URL!, opTimeoutMs: env.STORE_OP_TIMEOUT_MS } : { engine: 'embedded', dataDir: `${env.DATA_DIR}/${service}`, scanReportFile: env.STORE_SCAN_REPORT_FILE },
     bus: env.BUS === 'kafka'
       ? { engine: 'kafka', brokers: env.KAFKA_BROKERS!.split(',').map((b) => b.trim()).filter(Boolean), namespace: env.BUS_NAMESPACE ?? '' }
       : { engine: 'embedded' },

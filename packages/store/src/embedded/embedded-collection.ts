@@ -20,6 +20,7 @@ import { decodeDoc, encodeDoc } from './json-codec';
 import { fieldExpr, isPlainPath, jsonPath, translateFilter, type SqlParam } from './sql-filter';
 import { sqlSortPlan } from './sql-sort';
 import { isUniqueViolation, type SqliteDatabase } from './sqlite-database';
+import type { StatementSync } from 'node:sqlite';
 
 /** Per collection and indexed path: whether any document ever reached an array on it (then SQL cannot match it). */
 export const INDEX_PATHS_TABLE = '_gw_index_paths';
@@ -83,6 +84,16 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     private readonly db: SqliteDatabase,
   ) {
     this.table = quoteIdent(`doc:${name}`);
+  }
+
+  /**
+   * A statement that reads the table through `filter`, or (with `page`, the sort of a limited read) for a sorted
+   * page; with a scan report configured, each such read's plan is checked once for a scan of the whole table.
+   */
+  private filtered(sql: string, filter: Filter, page?: Record<string, 1 | -1>): StatementSync {
+    const report = this.db.scanReport;
+    if (report && (page || Object.keys(filter).length > 0)) report.check(this.name, `doc:${this.name}`, sql, () => this.db.queryPlan(sql), filter, page);
+    return this.db.statement(sql);
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
@@ -171,7 +182,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const sql = translateFilter(filter, this.translatable);
     if (sql.exact) {
       compileFilter(filter); // refuses what MongoDB would refuse, as the matcher path does
-      return (this.db.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${sql.where}`).get(...sql.params) as { n: number }).n;
+      return (this.filtered(`SELECT count(*) AS n FROM ${this.table} WHERE ${sql.where}`, filter).get(...sql.params) as { n: number }).n;
     }
     return this.select(filter, undefined, 0, Infinity).length;
   }
@@ -218,7 +229,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       const sql = translateFilter(filter, this.translatable);
       if (sql.exact) {
         compileFilter(filter);
-        return Number(this.db.statement(`DELETE FROM ${this.table} WHERE ${sql.where}`).run(...sql.params).changes);
+        return Number(this.filtered(`DELETE FROM ${this.table} WHERE ${sql.where}`, filter).run(...sql.params).changes);
       }
       const del = this.db.statement(`DELETE FROM ${this.table} WHERE rowid = ?`);
       const rows = this.select(filter, undefined, 0, Infinity);
@@ -237,12 +248,12 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const sql = translateFilter(filter, this.translatable);
     if (!sql.exact) return null;
     compileFilter(filter); // refuses what MongoDB would refuse, as the matcher path does
-    const matched = (this.db.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${sql.where}`).get(...sql.params) as { n: number }).n;
+    const matched = (this.filtered(`SELECT count(*) AS n FROM ${this.table} WHERE ${sql.where}`, filter).get(...sql.params) as { n: number }).n;
     if (matched === 0) return { matched: 0, modified: 0, upsertedId: null };
     const values = sets.map(([, v]) => JSON.stringify(v));
     const assignments = sets.map(([field]) => `${jsonPath(field)}, json(?)`).join(', ');
     const unchanged = sets.map(([field]) => `(doc -> ${jsonPath(field)}) IS ?`).join(' AND ');
-    const res = this.db.statement(`UPDATE ${this.table} SET doc = json_set(doc, ${assignments}) WHERE (${sql.where}) AND NOT (${unchanged})`)
+    const res = this.filtered(`UPDATE ${this.table} SET doc = json_set(doc, ${assignments}) WHERE (${sql.where}) AND NOT (${unchanged})`, filter)
       .run(...values, ...sql.params, ...values);
     return { matched, modified: Number(res.changes), upsertedId: null };
   }
@@ -278,8 +289,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const keys = Object.entries(sort ?? {});
     for (const [path, direction] of keys) if (direction !== 1 && direction !== -1) throw new Error(`Sort direction for '${path}' must be 1 or -1`);
     const plan = sqlSortPlan(keys, sql.typed, this.translatable, sql.ranged);
+    // A sorted page of the whole collection is checked too: without an index of its sort, SQLite sorts every row.
+    const page = keys.length > 0 && Number.isFinite(limit) ? sort : undefined;
     const read = (where: string, order: string, limitSql = '', extra: SqlParam[] = []) =>
-      this.db.statement(selectSql(this.table, sql.where, where, order, limitSql)).iterate(...sql.params, ...extra) as Iterable<{ rowid: number; doc: string }>;
+      this.filtered(selectSql(this.table, sql.where, where, order, limitSql), filter, page).iterate(...sql.params, ...extra) as Iterable<{ rowid: number; doc: string }>;
     const collect = (raws: Iterable<{ rowid: number; doc: string }>, wanted: number): Row[] => {
       const rows: Row[] = [];
       for (const raw of raws) {

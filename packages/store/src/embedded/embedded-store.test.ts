@@ -1,4 +1,5 @@
 import Datastore from '@seald-io/nedb';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -192,6 +193,45 @@ describe('embedded store on SQLite', () => {
     } finally {
       side.close();
     }
+    await store.close();
+  });
+
+  it('with a scan report, writes down each filtered read and sorted page that scans the whole table, once', async () => {
+    type Call = Doc & { account: string; model: string; at: number };
+    const reportFile = join(dataDir, 'scans.jsonl');
+    const store = createEmbeddedStore({ dataDir: join(dataDir, 'store'), scanReportFile: reportFile });
+    const calls = store.collection<Call>('calls');
+    await calls.ensureIndex({ fields: { account: 1 } });
+    await calls.ensureIndex({ fields: { at: 1 } });
+    await calls.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: `c${i}`, account: `a${i % 5}`, model: `m${i % 3}`, at: i })));
+    const reported = async () => (existsSync(reportFile) ? (await readFile(reportFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { collection: string; filter: unknown; sort?: unknown; sql: string; plan: string[] }) : []);
+    // Served by an index, or reading everything on purpose: nothing to report.
+    expect(await calls.find({ account: 'a1' })).toHaveLength(10);
+    expect(await calls.count({ at: { $gte: 40 } })).toBe(10);
+    expect((await calls.find({}, { sort: { at: 1 }, limit: 3 })).map((c) => c.at)).toEqual([0, 1, 2]);
+    // Newest first: the bracket of booleans and objects, read first, is searched in the index too.
+    expect((await calls.find({}, { sort: { at: -1 }, limit: 3 })).map((c) => c.at)).toEqual([49, 48, 47]);
+    expect(await calls.find({})).toHaveLength(50);
+    expect(await reported()).toEqual([]);
+    // No index of `model`: each of these visits every row; a read of the same shape is reported once.
+    expect(await calls.find({ model: 'm1' })).toHaveLength(17);
+    expect(await calls.find({ model: 'm2' })).toHaveLength(16);
+    expect(await calls.count({ model: 'm0' })).toBe(17);
+    expect(await calls.updateMany({ model: 'm0', account: { $ne: 'moved' } }, { $set: { account: 'moved' } })).toMatchObject({ matched: 17 });
+    expect(await calls.find({}, { sort: { model: 1 }, limit: 3 })).toHaveLength(3);
+    const scans = await reported();
+    expect(scans.map((s) => [s.filter, s.sort])).toEqual([
+      [{ model: 'string' }, undefined],
+      [{ model: 'string', account: { $ne: 'string' } }, undefined],
+      [{}, { model: 1 }],
+    ]);
+    expect(scans.every((s) => s.collection === 'calls' && s.plan.includes('SCAN doc:calls'))).toBe(true);
+    // Values never reach the report, only their types; nor does an id used as a field name.
+    expect(JSON.stringify(scans)).not.toMatch(/m0|m1|m2|moved/);
+    const hash = 'ab12'.repeat(16);
+    expect(await calls.find({ [`spend.${hash}`]: { $exists: true } })).toEqual([]);
+    expect((await reported()).at(-1)!.filter).toEqual({ 'spend.<id>': { $exists: 'boolean' } });
+    expect(await readFile(reportFile, 'utf8')).not.toContain(hash);
     await store.close();
   });
 

@@ -5,6 +5,7 @@ import type { Collection, Doc, NativeAppendLogs, Store } from '../port';
 import { EmbeddedCollection, INDEX_PATHS_TABLE } from './embedded-collection';
 import { EmbeddedLogs } from './embedded-logs';
 import { migrateNedbDatafiles } from './nedb-migration';
+import { ScanReport } from './scan-report';
 import { SqliteDatabase, type Synchronous } from './sqlite-database';
 import type { WalCheckpointer } from './wal-checkpointer';
 
@@ -20,6 +21,8 @@ export interface EmbeddedStoreConfig {
    * SQLite checkpoints inside the commit that crosses its threshold, on the event loop.
    */
   checkpointer?: WalCheckpointer;
+  /** Appends every filtered read that scans a whole collection to this file (see ScanReport); off when unset. */
+  scanReportFile?: string;
 }
 
 export const DATABASE_FILE = 'store.sqlite';
@@ -43,7 +46,8 @@ class EmbeddedStore implements Store {
     const dataDir = resolve(cfg.dataDir);
     const log = (cfg.logger ?? createLogger(null)).child({ component: 'store-embedded' });
     mkdirSync(dataDir, { recursive: true });
-    this.db = new SqliteDatabase(join(dataDir, DATABASE_FILE), cfg.synchronous, log, cfg.checkpointer);
+    const scanReport = cfg.scanReportFile ? new ScanReport(resolve(cfg.scanReportFile), log) : undefined;
+    this.db = new SqliteDatabase(join(dataDir, DATABASE_FILE), cfg.synchronous, log, cfg.checkpointer, scanReport);
     try {
       this.db.exec(
         `CREATE TABLE IF NOT EXISTS ${INDEX_PATHS_TABLE} (collection TEXT NOT NULL, path TEXT NOT NULL, array_seen INTEGER NOT NULL, PRIMARY KEY (collection, path))`,

@@ -16,7 +16,7 @@ export interface SortPartition {
  * `json_extract` turns booleans into 0/1 and objects (dates included, stored as `{"$date": ms}`) into text,
  * which would interleave. So a field the filter does not restrict to numbers or strings is read one type
  * bracket at a time: null or missing, numbers, strings, then the rest (objects, booleans: rare), which is
- * sorted in memory. That needs the path indexed with no array seen on it (an array sorts by its smallest or
+ * sorted in memory; each bracket is a search of the field's index. That needs the path indexed with no array seen on it (an array sorts by its smallest or
  * largest element, MongoDB's rule, which no bracket query can express). A second key is supported only when it
  * is `_id` (the usual stable tie-break); ties left over keep insertion order (rowid), as the in-memory sort does.
  */
@@ -38,9 +38,18 @@ export function sqlSortPlan(
     { where: `${fieldExpr(path)} IS NULL`, order: tieBreak, inMemory: false },
     { where: `${type} IN ('integer', 'real')`, order, inMemory: false },
     { where: `${type} = 'text'`, order, inMemory: false },
-    { where: `${type} NOT IN ('null', 'integer', 'real', 'text')`, order: 'rowid', inMemory: true },
+    { where: `${restOfTypes(fieldExpr(path))} AND ${type} NOT IN ('null', 'integer', 'real', 'text')`, order: 'rowid', inMemory: true },
   ];
   return direction === 1 ? brackets : brackets.reverse();
+}
+
+/**
+ * A condition the field's index can serve that every value of the last bracket meets: `json_extract` makes a
+ * boolean 0 or 1 and an object or array its JSON text. Without it the bracket, which a descending sort reads
+ * first, is found by scanning the whole table; with it SQLite searches three short stretches of the index.
+ */
+function restOfTypes(expr: string): string {
+  return `(${expr} IN (0, 1) OR (${expr} >= '{' AND ${expr} < '|') OR (${expr} >= '[' AND ${expr} < '\\'))`;
 }
 
 function sqlDirection(direction: 1 | -1): string {

@@ -1,5 +1,6 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Logger } from '@gw/platform';
+import type { ScanReport } from './scan-report';
 import type { WalCheckpointer } from './wal-checkpointer';
 
 /** SQLite's extended result codes for a unique index or primary key violation. */
@@ -54,6 +55,8 @@ export class SqliteDatabase {
     synchronous: Synchronous = 'normal',
     private readonly logger?: Logger,
     private readonly checkpointer?: WalCheckpointer,
+    /** Where filtered reads that scan a whole table are reported; none in normal operation. */
+    readonly scanReport?: ScanReport,
   ) {
     this.db = new DatabaseSync(path);
     this.db.exec('PRAGMA busy_timeout = 10000');
@@ -90,6 +93,11 @@ export class SqliteDatabase {
     }
     this.statements.set(sql, stmt);
     return stmt;
+  }
+
+  /** The steps of a statement's query plan (`EXPLAIN QUERY PLAN`), as SQLite words them; nothing is run. */
+  queryPlan(sql: string): string[] {
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((step) => step.detail);
   }
 
   /** Runs schema statements at once, outside any queued transaction. */
