@@ -2,7 +2,7 @@ import type { Logger } from '@gw/platform';
 import type { Collection, Doc, Store } from '@gw/store';
 import { isFieldName, type AccountDoc } from './accounts';
 import type { LedgerEntry } from './ledger';
-import { oncePerStore } from './store-upgrades';
+import { oncePerStore, pagesById } from './store-upgrades';
 
 /**
  * Which account a key's spend is kept on, keyed by the key hash. An account keeps its keys' spend in a map
@@ -26,7 +26,6 @@ export function keyHolderDocs(entries: readonly Pick<LedgerEntry, 'account_id' |
 }
 
 const KEY_HOLDER_ROWS = 'key-holder-rows';
-const PAGE = 500;
 
 /**
  * Accounts written before 2026-12-02 have key spend without rows. Once per store, every key in an account's
@@ -36,11 +35,7 @@ export async function writeKeyHolderRows(store: Store, accounts: Collection<Acco
   const holders = keyHoldersCollection(store);
   await oncePerStore(store, 'account_upgrades', KEY_HOLDER_ROWS, nowMs, async () => {
     let rows = 0;
-    let after = '';
-    for (;;) {
-      const page = await accounts.find({ _id: { $gt: after } }, { sort: { _id: 1 }, limit: PAGE });
-      if (page.length === 0) break;
-      after = page[page.length - 1]._id;
+    for await (const page of pagesById(accounts, {})) {
       const docs = keyHolderDocs(page.flatMap((a) => Object.keys(a.key_spend ?? {}).map((key_hash) => ({ account_id: a._id, key_hash }))));
       if (docs.length > 0) rows += (await holders.insertMany(docs, { ignoreDuplicates: true })).insertedIds.length;
     }

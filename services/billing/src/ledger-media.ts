@@ -1,7 +1,7 @@
 import type { Logger } from '@gw/platform';
 import type { Collection, Doc, Store } from '@gw/store';
 import type { LedgerEntry } from './ledger';
-import { oncePerStore } from './store-upgrades';
+import { oncePerStore, pagesById } from './store-upgrades';
 
 /**
  * One row per media id (an image record id of the gateway's) that a billed call produced, keyed by account and
@@ -32,7 +32,6 @@ export async function requestIdOfMedia(media: Collection<LedgerMediaDoc>, accoun
 }
 
 const MEDIA_ROWS = 'media-rows';
-const PAGE = 500;
 
 /**
  * Ledgers written before 2026-12-02 found media ids through an index of `media_ids`. Once per store, the
@@ -43,11 +42,7 @@ export async function moveMediaIdsToRows(store: Store, ledger: Collection<Ledger
   const media = ledgerMediaCollection(store);
   await oncePerStore(store, 'ledger_upgrades', MEDIA_ROWS, nowMs, async () => {
     let rows = 0;
-    let after = '';
-    for (;;) {
-      const page = await ledger.find({ _id: { $gt: after }, media_ids: { $exists: true } }, { sort: { _id: 1 }, limit: PAGE });
-      if (page.length === 0) break;
-      after = page[page.length - 1]._id;
+    for await (const page of pagesById(ledger, { media_ids: { $exists: true } })) {
       const docs = ledgerMediaDocs(page);
       if (docs.length > 0) rows += (await media.insertMany(docs, { ignoreDuplicates: true })).insertedIds.length;
     }

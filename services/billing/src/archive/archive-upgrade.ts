@@ -1,13 +1,12 @@
 import type { Logger } from '@gw/platform';
 import type { Collection, Store } from '@gw/store';
 import type { LedgerEntry } from '../ledger';
-import { oncePerStore } from '../store-upgrades';
+import { oncePerStore, pagesById } from '../store-upgrades';
 import type { ArchiveDoc } from './call-archive';
 
 const UNBILLED_PROVIDER_IDS = 'unbilled-provider-ids';
 /** The api types whose calls can be archived without being billed (failed videos, failed provider-batch lines). */
 const UNBILLED_API_TYPES = ['video', 'batch'];
-const PAGE = 500;
 
 /**
  * Archives written before 2026-11-29 indexed every provider id; now a billed call's is found through the ledger
@@ -19,14 +18,8 @@ const PAGE = 500;
 export async function markOlderUnbilledRecords(store: Store, docs: Collection<ArchiveDoc>, ledger: Collection<LedgerEntry>, logger: Logger, nowMs: number): Promise<void> {
   await oncePerStore(store, 'archive_upgrades', UNBILLED_PROVIDER_IDS, nowMs, async () => {
     let marked = 0;
-    let after = '';
-    for (;;) {
-      const page = await docs.find(
-        { _id: { $gt: after }, api_type: { $in: UNBILLED_API_TYPES }, provider_response_id: { $gt: '' }, unbilled_provider_id: { $exists: false } },
-        { sort: { _id: 1 }, limit: PAGE },
-      );
-      if (page.length === 0) break;
-      after = page[page.length - 1]._id;
+    const older = { api_type: { $in: UNBILLED_API_TYPES }, provider_response_id: { $gt: '' }, unbilled_provider_id: { $exists: false } };
+    for await (const page of pagesById(docs, older)) {
       const billed = new Set((await ledger.find({ _id: { $in: page.map((d) => d._id) } })).map((e) => e._id));
       for (const doc of page) {
         if (billed.has(doc._id)) continue;
