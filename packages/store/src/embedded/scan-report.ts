@@ -4,7 +4,7 @@ import type { Logger } from '@gw/platform';
 /** One read through a filter (or one sorted page) that SQLite answers by visiting every row of the collection's table. */
 export interface UnindexedRead {
   collection: string;
-  /** The filter with each value replaced by its type and each id in a path by `<id>` (they may be secrets or personal data), and the sort. */
+  /** The filter, each value replaced by its type and each id in a path by `<id>` (secrets, personal data). */
   filter: unknown;
   sort?: Record<string, 1 | -1>;
   sql: string;
@@ -19,9 +19,9 @@ const MAX_CHECKED = 10_000;
  * Finds the reads a growing collection makes slower with every row: the first time a read of one shape (its
  * statement, its filter's fields and operators, its sort) runs, SQLite's plan for it is read, and a plan that
  * scans the collection's table (row by row or along a whole index) is appended to `file` as one JSON line and
- * logged. Only in this diagnostic mode: otherwise no plan is read. The e2e harness turns it on
- * for every stack and fails a suite whose services ran such a read; an operator can turn it on
- * (`STORE_SCAN_REPORT_FILE`) to find what makes a large data dir slow.
+ * logged. Without a report no plan is read. The e2e harness turns it on for every embedded stack and fails a
+ * suite whose services ran such a read; an operator can turn it on (`STORE_SCAN_REPORT_FILE`) to find what
+ * makes a large data dir slow.
  */
 export class ScanReport {
   private readonly checked = new Set<string>();

@@ -16,9 +16,10 @@ export interface SortPartition {
  * `json_extract` turns booleans into 0/1 and objects (dates included, stored as `{"$date": ms}`) into text,
  * which would interleave. So a field the filter does not restrict to numbers or strings is read one type
  * bracket at a time: null or missing, numbers, strings, then the rest (objects, booleans: rare), which is
- * sorted in memory; each bracket is a search of the field's index. That needs the path indexed with no array seen on it (an array sorts by its smallest or
- * largest element, MongoDB's rule, which no bracket query can express). A second key is supported only when it
- * is `_id` (the usual stable tie-break); ties left over keep insertion order (rowid), as the in-memory sort does.
+ * sorted in memory; each bracket is a search of the field's index. That needs the path indexed with no array
+ * seen on it (an array sorts by its smallest or largest element, MongoDB's rule, which no bracket query can
+ * express). A second key is supported only when it is `_id` (the usual stable tie-break); ties left over keep
+ * insertion order (rowid), as the in-memory sort does.
  */
 export function sqlSortPlan(
   keys: ReadonlyArray<[string, 1 | -1]>, typed: ReadonlySet<string>, translatable: (path: string) => boolean, ranged = false,
