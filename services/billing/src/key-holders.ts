@@ -7,8 +7,8 @@ import { oncePerStore, pagesById } from './store-upgrades';
 /**
  * Which account a key's spend is kept on, keyed by the key hash. An account keeps its keys' spend in a map
  * (`key_spend.<hash>`), and no engine indexes a map's keys: finding the account of a key asked `GetKeyUsage`
- * to read every account. The row is written when the key's first call is recorded, before any spend lands,
- * so every key with spend has one.
+ * to read every account. The rows are written with every delivery's ledger entries, before its spend lands
+ * (a key lookup when the row exists), so every key with spend has one.
  */
 export interface KeyHolderDoc extends Doc {
   account_id: string;
