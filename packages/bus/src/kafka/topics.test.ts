@@ -1,20 +1,32 @@
 import type { Admin } from 'kafkajs';
 import { TopicRegistry } from './topics';
 
-/** A broker's admin API as far as topic creation goes: metadata answers scripted one call at a time. */
+/**
+ * A broker's admin API as far as topic creation goes: metadata answers scripted one call at a time. Like
+ * kafkajs, createTopics waits for leaders itself unless told not to, retrying only LEADER_NOT_AVAILABLE.
+ */
 function scriptedAdmin(metadataAnswers: Array<Error | number[]>) {
   const calls = { create: 0, metadata: 0 };
+  const fetchTopicMetadata = async ({ topics }: { topics: string[] }) => {
+    const answer = metadataAnswers[Math.min(calls.metadata, metadataAnswers.length - 1)];
+    calls.metadata += 1;
+    if (answer instanceof Error) throw answer;
+    return { topics: [{ name: topics[0], partitions: answer.map((leader, partitionId) => ({ partitionId, leader })) }] };
+  };
   const admin = {
-    createTopics: async () => {
+    createTopics: async ({ topics, waitForLeaders = true }: { topics: { topic: string }[]; waitForLeaders?: boolean }) => {
       calls.create += 1;
-      return true;
+      for (;;) {
+        if (!waitForLeaders) return true;
+        try {
+          await fetchTopicMetadata({ topics: topics.map((t) => t.topic) });
+          return true;
+        } catch (err) {
+          if ((err as { type?: string }).type !== 'LEADER_NOT_AVAILABLE') throw err;
+        }
+      }
     },
-    fetchTopicMetadata: async ({ topics }: { topics: string[] }) => {
-      const answer = metadataAnswers[Math.min(calls.metadata, metadataAnswers.length - 1)];
-      calls.metadata += 1;
-      if (answer instanceof Error) throw answer;
-      return { topics: [{ name: topics[0], partitions: answer.map((leader, partitionId) => ({ partitionId, leader })) }] };
-    },
+    fetchTopicMetadata,
   } as unknown as Admin;
   return { admin, calls };
 }

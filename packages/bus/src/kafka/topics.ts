@@ -41,9 +41,9 @@ export class TopicRegistry {
   private async create(topic: string): Promise<void> {
     const admin = await this.admin();
     // Resolves false when the topic exists already (kafkajs also absorbs a concurrent creator's race). Its own
-    // waitForLeaders is not used: it retries only LEADER_NOT_AVAILABLE, and a KRaft broker answers the
-    // metadata request right after a creation with UNKNOWN_TOPIC_OR_PARTITION now and then.
-    await admin.createTopics({ topics: [{ topic, numPartitions: this.opts.partitions }] });
+    // waitForLeaders (on unless turned off) is not used: it retries only LEADER_NOT_AVAILABLE, and a KRaft
+    // broker answers the metadata request right after a creation with UNKNOWN_TOPIC_OR_PARTITION now and then.
+    await admin.createTopics({ topics: [{ topic, numPartitions: this.opts.partitions }], waitForLeaders: false });
     await this.awaitLeaders(admin, topic);
   }
 
