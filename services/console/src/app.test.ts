@@ -15,16 +15,19 @@ describe('console static service', () => {
   /** As the edge forwards a page load: an identity token bound to the request, no account (no key needed). */
   const get = (p: string, signed = true) => fetch(`${base()}${p}`, { headers: signed ? { [IDENTITY_HEADER]: signer.mint({ method: 'GET', path: p }, null, 'trace-console') } : {} });
 
+  let tempRoot: string;
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'gw-console-test-'));
-    mkdirSync(path.join(dir, 'assets'));
+    tempRoot = mkdtempSync(path.join(tmpdir(), 'gw-console-test-'));
+    // Under a dot-folder, as in the compiled gateway (.cache/gateway/services/console/dist).
+    dir = path.join(tempRoot, '.cache', 'dist');
+    mkdirSync(path.join(dir, 'assets'), { recursive: true });
     writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>console</title><script type="module" src="/console/assets/app-1.js"></script>');
     writeFileSync(path.join(dir, 'assets', 'app-1.js'), 'console.info("app")');
     svc = await startConsoleService({ config: { CONSOLE_HTTP_PORT: 0, CONSOLE_STATIC_DIR: dir, GATEWAY_IDENTITY_SECRET: SECRET, BIND_HOST: '127.0.0.1' }, logger });
   });
   afterAll(async () => {
     await svc?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(tempRoot, { recursive: true, force: true });
   });
 
   it('answers every console page with the app, never cached, under a same-origin content security policy', async () => {

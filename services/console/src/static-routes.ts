@@ -20,7 +20,6 @@ const SECURITY_HEADERS: Record<string, string> = {
  */
 export function consoleRoutes(staticDir: string): Router {
   const router = Router();
-  const indexFile = path.join(staticDir, 'index.html');
   router.use(CONSOLE_PREFIX, (_req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     next();
@@ -28,7 +27,8 @@ export function consoleRoutes(staticDir: string): Router {
   router.use(`${CONSOLE_PREFIX}/assets`, express.static(path.join(staticDir, 'assets'), { immutable: true, maxAge: '365d', fallthrough: false }));
   router.get([CONSOLE_PREFIX, `${CONSOLE_PREFIX}/{*page}`], (_req, res) => {
     res.setHeader('cache-control', 'no-cache');
-    res.sendFile(indexFile);
+    // Relative to its folder: `send` refuses an absolute path with a dot-folder in it (the compiled gateway's .cache/).
+    res.sendFile('index.html', { root: staticDir });
   });
   return router;
 }
