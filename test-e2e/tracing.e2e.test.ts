@@ -53,7 +53,7 @@ describe.each<StackMode>(['embedded', 'processes'])('OpenTelemetry tracing acros
   beforeAll(async () => {
     collector = await startOtlpCollector();
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100', ...callbacks.env };
-    // The single-process mode has one tracer provider for the process, as `pnpm start` installs it; with the
+    // The single-process mode has one tracer provider for the process, as `scripts/start.sh` installs it; with the
     // services in their own processes, the test's is a gRPC caller's.
     tracing = startTracing(mode === 'embedded' ? 'gateway' : 'e2e-caller', { ...process.env, ...env }, otlpJsonExporter(collector.url));
     stack = await startStack(mode, { env });

@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
 # Builds one service as it runs in its image: compiled JavaScript and production dependencies only.
-#   deploy/docker/build-service.sh <service> <out-dir>       (from a workspace with dev dependencies installed)
-# <service> is a folder under services/, or "simulators" (packages/simulators, the provider simulators' image).
+#   deploy/docker/build-service.sh <service> <out-dir> [<entry.ts> ...]   (from a workspace with dev dependencies installed)
+# <service> is a folder under services/, "simulators" (packages/simulators, the provider simulators' image), or
+# "gateway" (packages/local-stack: every service in one process on the embedded engines, what scripts/start.sh runs).
+# Further <entry.ts> files (repository paths) are compiled beside it, e.g. the benchmark's bench/gateway-process.ts.
 # <out-dir> mirrors the repository (services/<service>/src/*.js, packages/<name>/src/*.js, protos/, config/), so
 # every path the code finds from __dirname holds; node_modules/ has the service's production dependencies from
 # the lockfile (pnpm deploy --prod, flat), and node_modules/@gw/<name> links to the compiled packages/<name>.
 # Start it with: node <out-dir>/main.js
-# The image's build stage runs this (deploy/docker/Dockerfile); so does packages/deploy-check's build test.
+# The image's build stage runs this (deploy/docker/Dockerfile); so do scripts/start.sh, the benchmarks and
+# packages/deploy-check's build test. GW_BUILD_ROOT builds another checkout's tree with this script (bench/ab.ts).
 set -euo pipefail
-service="${1:?usage: build-service.sh <service> <out-dir>}"
-out="${2:?usage: build-service.sh <service> <out-dir>}"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+service="${1:?usage: build-service.sh <service> <out-dir> [<entry.ts> ...]}"
+out="${2:?usage: build-service.sh <service> <out-dir> [<entry.ts> ...]}"
+extra_entries=("${@:3}")
+ROOT="$(cd "${GW_BUILD_ROOT:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)"
 cd "$ROOT"
 if [[ -f "services/$service/src/main.ts" ]]; then dir="services/$service"
 elif [[ "$service" == simulators ]]; then dir="packages/simulators"
+elif [[ "$service" == gateway ]]; then dir="packages/local-stack"
 else echo "build-service: services/$service/src/main.ts does not exist" >&2; exit 1
 fi
+for entry in "${extra_entries[@]}"; do
+  [[ "$entry" == *.ts && -f "$entry" ]] || { echo "build-service: $entry is not a .ts file of the repository" >&2; exit 1; }
+done
 package="$(node -p 'require(process.argv[1]).name' "$ROOT/$dir/package.json")"
 [[ ! -e "$out" || -z "$(ls -A "$out")" ]] || { echo "build-service: $out is not empty" >&2; exit 1; }
 mkdir -p "$out"
@@ -30,7 +38,7 @@ trap 'rm -rf "$work"' EXIT
 node -e '
   const fs = require("node:fs");
   const path = require("node:path");
-  const [root, out, entry, file] = process.argv.slice(1);
+  const [root, out, entry, file, ...extra] = process.argv.slice(1);
   const paths = {};
   for (const group of ["packages", "services"]) {
     for (const name of fs.readdirSync(path.join(root, group))) {
@@ -47,10 +55,10 @@ node -e '
       noEmit: false, outDir: out, rootDir: root, sourceMap: true,
       types: ["node"], typeRoots: [path.join(root, "node_modules/@types")], paths,
     },
-    files: [path.join(root, entry, "src/main.ts")],
+    files: [path.join(root, entry, "src/main.ts"), ...extra.map((e) => path.join(root, e))],
     include: [],
   }, null, 2));
-' "$ROOT" "$out" "$dir" "$work/tsconfig.json"
+' "$ROOT" "$out" "$dir" "$work/tsconfig.json" "${extra_entries[@]}"
 pnpm exec tsc -p "$work/tsconfig.json"
 
 # 2. Production dependencies of the service (its workspace packages' included), flat, from the lockfile.
@@ -81,8 +89,11 @@ done
 
 # 4. What the code reads at run time besides its modules: the protos (gRPC) and the default catalogue.
 cp -R protos config "$out/"
-# A service with built static files (the console's, made by its install) carries them too.
-if [[ -d "$dir/dist" ]]; then cp -R "$dir/dist" "$out/$dir/dist"; fi
+# A service with built static files (the console's, made by its install) carries them too, in its own image or the gateway's.
+for built in "$out"/services/*; do
+  rel="services/$(basename "$built")"
+  if [[ -d "$rel/dist" ]]; then cp -R "$rel/dist" "$out/$rel/dist"; fi
+done
 cp "$dir/package.json" "$out/package.json"
 # The image's entry point, whatever the service: node main.js.
 printf '// The entry point of the %s image (deploy/docker/Dockerfile).\nrequire("./%s/src/main.js");\n' "$service" "$dir" > "$out/main.js"

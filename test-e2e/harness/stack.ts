@@ -351,7 +351,7 @@ function replicaReadyUrls(p: ServicePorts): Partial<Record<ServiceName, string>>
   };
 }
 
-/** The single-process embedded mode, as `pnpm start` runs it, on a temp data dir. */
+/** The single-process embedded mode, as `scripts/start.sh` runs it, on a temp data dir. */
 async function startEmbedded(opts: StackOptions): Promise<StartedStack> {
   const tag = randomBytes(4).toString('hex');
   const s = seeds(tag, opts.accounts);

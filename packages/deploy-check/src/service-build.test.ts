@@ -108,3 +108,69 @@ describe('the provider simulators, built the same way (SERVICE=simulators)', () 
     expect(await exited).toBe(0);
   }, 90_000);
 });
+
+describe('the single-process gateway, built the same way (SERVICE=gateway, what scripts/start.sh runs)', () => {
+  let gateway: string;
+  beforeAll(() => {
+    // Inside a dot-folder, as scripts/build-gateway.sh puts it (.cache/gateway).
+    gateway = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gw-image-gateway-')), '.cache', 'gateway');
+    execFileSync('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), 'gateway', gateway], { stdio: ['ignore', 'ignore', 'pipe'] });
+  }, 300_000);
+  afterAll(() => {
+    if (gateway) fs.rmSync(path.dirname(path.dirname(gateway)), { recursive: true, force: true });
+  });
+
+  test('node main.js answers a chat call on the simulated model, bills it, serves the console, and stops on SIGTERM', async () => {
+    const names = ['EDGE_PORT', 'EDGE_ADMIN_PORT', 'KEYS_HTTP_PORT', 'KEYS_GRPC_PORT', 'BILLING_HTTP_PORT', 'BILLING_GRPC_PORT', 'INFERENCE_HTTP_PORT',
+      'INFERENCE_GRPC_PORT', 'BATCH_HTTP_PORT', 'WEBHOOKS_HTTP_PORT', 'MEDIA_HTTP_PORT', 'CONSOLE_HTTP_PORT', 'SIMULATOR_PORT'];
+    const ports: Record<string, string> = {};
+    for (const name of names) ports[name] = String(await freePort());
+    const local = (port: string) => `http://127.0.0.1:${port}`;
+    const dataDir = path.join(path.dirname(path.dirname(gateway)), 'data');
+    // The default catalogue, its simulated models routed to this test's simulator port instead of 4010.
+    const catalogFile = path.join(path.dirname(path.dirname(gateway)), 'catalog.json');
+    fs.writeFileSync(catalogFile, fs.readFileSync(path.join(ROOT, 'config/catalog.json'), 'utf8').replaceAll('127.0.0.1:4010/', `127.0.0.1:${ports.SIMULATOR_PORT}/`));
+    let output = '';
+    const child = spawn(process.execPath, ['main.js'], {
+      cwd: gateway,
+      env: {
+        PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, CATALOG_FILE: catalogFile, ...ports,
+        KEYS_GRPC_ADDR: `127.0.0.1:${ports.KEYS_GRPC_PORT}`, BILLING_GRPC_ADDR: `127.0.0.1:${ports.BILLING_GRPC_PORT}`,
+        INFERENCE_GRPC_ADDR: `127.0.0.1:${ports.INFERENCE_GRPC_PORT}`, KEYS_HTTP_URL: local(ports.KEYS_HTTP_PORT),
+        BILLING_HTTP_URL: local(ports.BILLING_HTTP_PORT), INFERENCE_HTTP_URL: local(ports.INFERENCE_HTTP_PORT),
+        BATCH_HTTP_URL: local(ports.BATCH_HTTP_PORT), WEBHOOKS_HTTP_URL: local(ports.WEBHOOKS_HTTP_PORT),
+        MEDIA_HTTP_URL: local(ports.MEDIA_HTTP_PORT), CONSOLE_HTTP_URL: local(ports.CONSOLE_HTTP_PORT), MEDIA_PUBLIC_BASE_URL: local(ports.EDGE_PORT),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d) => { output += String(d); });
+    child.stderr?.on('data', (d) => { output += String(d); });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor(`the compiled gateway to be ready (output so far: ${output})`, async () => output.includes('Gateway ready on'), 90_000);
+      const key = /sk-gw-v1-[0-9a-f]+/.exec(output)?.[0];
+      expect(key).toBeDefined();
+      const edge = local(ports.EDGE_PORT);
+      const chat = await fetch(`${edge}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'simulated/echo-chat', messages: [{ role: 'user', content: 'hello compiled gateway' }] }),
+      });
+      expect(chat.status).toBe(200);
+      expect((await chat.json()).choices[0].message.content).toContain('hello compiled gateway');
+      const requestId = chat.headers.get('x-request-id');
+      let billed: { data?: { status?: string } } = {};
+      await waitFor('the call to be billed', async () => {
+        const res = await fetch(`${edge}/v1/billing/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } });
+        billed = res.ok ? await res.json() : {};
+        return billed.data?.status === 'succeeded';
+      }, 30_000);
+      const consolePage = await fetch(`${edge}/console/`);
+      expect(consolePage.status).toBe(200);
+      expect(await consolePage.text()).toContain('<script');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 180_000);
+});

@@ -3,15 +3,15 @@ import * as path from 'node:path';
 import { startLocalStack } from './local-stack';
 
 /**
- * `pnpm start`: the whole gateway on one machine with the embedded engines, a local account with credit,
- * and the simulated models routed to the provider simulators on loopback (every format on one port), so the
- * first call works offline.
+ * `scripts/start.sh` (compiled by scripts/build-gateway.sh): the whole gateway on one machine with the embedded
+ * engines, a local account with credit, and the simulated models routed to the provider simulators on loopback
+ * (every format on one port), so the first call works offline.
  */
 async function main() {
   const logger = createLogger(null, process.env.LOG_LEVEL ?? 'warn');
-  const root = path.resolve(__dirname, '../../..');
   const env: NodeJS.ProcessEnv = { SIMULATOR_API_KEY: 'local-simulator', ...process.env };
-  const dataDir = path.resolve(env.DATA_DIR ?? path.join(root, 'data'));
+  // scripts/start.sh passes the checkout's data/; the working directory's otherwise (never a build's own folder).
+  const dataDir = path.resolve(env.DATA_DIR ?? 'data');
   // One tracer provider for every service of the process (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
   const tracing = startTracing('gateway', env);
   const stack = await startLocalStack({ dataDir, env, logger, simulatorPort: Number(env.SIMULATOR_PORT ?? 4010) });
