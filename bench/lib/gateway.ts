@@ -1,6 +1,11 @@
-/** The gateway under test: `bench/gateway-process.ts` of a checkout, every service on a free port, with embedded engines. */
+/**
+ * The gateway under test: `bench/gateway-process.ts` of a checkout, every service on a free port, with embedded
+ * engines, compiled to JavaScript first as scripts/start.sh runs it (deploy/docker/build-service.sh gateway).
+ */
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { ROOT, alive, forgetChild, startChild, type Child } from './children';
 import { HOST, getStatus, waitFor } from './net';
 import { servicePorts } from './soak-stacks';
@@ -8,7 +13,7 @@ import { servicePorts } from './soak-stacks';
 export interface GatewayOptions {
   /** Shown in logs and errors. */
   name: string;
-  /** The checkout whose code runs (this one unless given): its `bench/gateway-process.ts`, from its root. */
+  /** The checkout whose code runs (this one unless given): its `bench/gateway-process.ts` and services, compiled. */
   root?: string;
   /** The benchmark's temp dir (a `gw-bench-` dir, which an orphaned gateway removes): each attempt's data dir is in it. */
   tempDir: string;
@@ -36,6 +41,7 @@ export interface BenchGateway {
 /** Starts the gateway and waits until its edge is ready; once more on other ports if one was taken meanwhile. */
 export async function startBenchGateway(o: GatewayOptions): Promise<BenchGateway> {
   const root = o.root ?? ROOT;
+  const entry = await compiledGateway(root, o.tempDir);
   for (let attempt = 1; ; attempt++) {
     const ports = await servicePorts();
     const dataDir = path.join(o.tempDir, `${o.dataPrefix ?? 'data'}-${attempt}`);
@@ -53,7 +59,7 @@ export async function startBenchGateway(o: GatewayOptions): Promise<BenchGateway
       ...o.extraEnv,
     };
     const label = attempt === 1 ? o.name : `${o.name} (attempt ${attempt})`;
-    const candidate = startChild(label, [...(o.nodeArgs ?? []), '--import', 'tsx', path.join(root, 'bench/gateway-process.ts')], env, true, root);
+    const candidate = startChild(label, [...(o.nodeArgs ?? []), entry], env, true, root);
     try {
       await waitFor(`${o.name} (edge admin /readyz)`, async () => (await getStatus(`http://${HOST}:${ports.EDGE_ADMIN_PORT}/readyz`)) === 200, 120_000, [candidate, ...(o.watch ?? [])]);
       return { child: candidate, edgePort: Number(ports.EDGE_PORT) };
@@ -64,4 +70,25 @@ export async function startBenchGateway(o: GatewayOptions): Promise<BenchGateway
       forgetChild(candidate);
     }
   }
+}
+
+const builds = new Map<string, Promise<string>>();
+
+/**
+ * The checkout at `root` compiled by this checkout's build script (an older checkout's may not know the target),
+ * with the benchmark's entry beside it; once per checkout and run. Resolves to the compiled entry.
+ */
+function compiledGateway(root: string, tempDir: string): Promise<string> {
+  let build = builds.get(root);
+  if (!build) {
+    const out = path.join(tempDir, `gateway-build-${builds.size + 1}`);
+    process.stdout.write(`compiling the gateway of ${root} into ${out}\n`);
+    build = promisify(execFile)('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), 'gateway', out, 'bench/gateway-process.ts'], {
+      env: { ...process.env, GW_BUILD_ROOT: root }, maxBuffer: 16 * 1024 * 1024,
+    }).then(() => path.join(out, 'bench/gateway-process.js'), (err: { stderr?: string; message: string }) => {
+      throw new Error(`compiling the gateway of ${root} failed: ${err.stderr || err.message}`);
+    });
+    builds.set(root, build);
+  }
+  return build;
 }
