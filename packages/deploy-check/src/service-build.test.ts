@@ -157,12 +157,13 @@ describe('the single-process gateway, built the same way (SERVICE=gateway, what 
         body: JSON.stringify({ model: 'simulated/echo-chat', messages: [{ role: 'user', content: 'hello compiled gateway' }] }),
       });
       expect(chat.status).toBe(200);
-      expect((await chat.json()).choices[0].message.content).toContain('hello compiled gateway');
+      const completion = await chat.json() as { choices: { message: { content: string } }[] };
+      expect(completion.choices[0].message.content).toContain('hello compiled gateway');
       const requestId = chat.headers.get('x-request-id');
       let billed: { data?: { status?: string } } = {};
       await waitFor('the call to be billed', async () => {
         const res = await fetch(`${edge}/v1/billing/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } });
-        billed = res.ok ? await res.json() : {};
+        billed = res.ok ? await res.json() as typeof billed : {};
         return billed.data?.status === 'succeeded';
       }, 30_000);
       const consolePage = await fetch(`${edge}/console/`);
