@@ -17,9 +17,11 @@ if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
 fi
 if [[ -n "$stamp" && -f "$out/.source-stamp" && "$(cat "$out/.source-stamp")" == "$stamp" ]]; then exit 0; fi
 echo "build-gateway: compiling the gateway into $out" >&2
-next="$out.next"
-rm -rf "$next"
+# Built beside it and swapped in whole: a build that fails leaves the previous one as it was, and of two starts
+# building at once the build that lands first is kept.
+next="$(mktemp -d "$out.next.XXXXXX")"
+trap 'rm -rf "$next"' EXIT
 bash deploy/docker/build-service.sh gateway "$next"
 printf '%s\n' "$stamp" > "$next/.source-stamp"
 rm -rf "$out"
-mv "$next" "$out"
+mv -T "$next" "$out" 2> /dev/null || true
