@@ -18,7 +18,8 @@
  *   node --import tsx bench/ab.ts --base HEAD --stream                            # streams: TTFT and CPU per stream
  *
  * The base runs from a git worktree under `.cache/ab/<commit>` (made on first use, dependencies installed
- * offline from pnpm's store). Only loopback addresses; everything started here is stopped on exit.
+ * offline from pnpm's store). Both sides run compiled, each built by this checkout's build script
+ * (`lib/gateway.ts`). Only loopback addresses; everything started here is stopped on exit.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
