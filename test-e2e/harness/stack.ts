@@ -10,6 +10,7 @@ import { createLogger } from '@gw/platform';
 import { startLocalStack } from '@gw/local-stack';
 import { REQUEST_COUNT_PATH, startSimulators } from '@gw/simulators';
 import { E2E_SLOW_LATENCY_MS, writeE2ECatalog } from './catalog';
+import { freeServicePorts, serviceAddressEnv, type ServicePorts } from './service-ports';
 import { freePort, httpOk, httpSettled, waitFor } from './ports';
 
 export type StackMode = 'processes' | 'embedded';
@@ -147,13 +148,6 @@ export function useStack(mode: StackMode, opts: StackOptions = {}): TestStack {
 }
 
 /** The ports of the services, free right now. */
-async function freeServicePorts() {
-  const [edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp, consoleHttp, mediaHttp] = await Promise.all(Array.from({ length: 12 }, () => freePort()));
-  return { edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp, consoleHttp, mediaHttp };
-}
-
-type ServicePorts = Awaited<ReturnType<typeof freeServicePorts>>;
-
 function internalAddresses(p: ServicePorts): InternalAddresses {
   return {
     inferenceURL: `http://127.0.0.1:${p.inferenceHttp}`,
@@ -179,30 +173,7 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     // Short, so a fault test sees the edge's stale window at work rather than its fresh cache.
     AUTH_CACHE_TTL_MS: '1000',
     SIMULATOR_API_KEY: 'e2e-simulator-key',
-    EDGE_PORT: String(p.edge),
-    EDGE_ADMIN_PORT: String(p.edgeAdmin),
-    KEYS_HTTP_PORT: String(p.keysHttp),
-    KEYS_GRPC_PORT: String(p.keysGrpc),
-    BILLING_HTTP_PORT: String(p.billingHttp),
-    BILLING_GRPC_PORT: String(p.billingGrpc),
-    INFERENCE_HTTP_PORT: String(p.inferenceHttp),
-    INFERENCE_GRPC_PORT: String(p.inferenceGrpc),
-    BATCH_HTTP_PORT: String(p.batchHttp),
-    INFERENCE_GRPC_ADDR: `127.0.0.1:${p.inferenceGrpc}`,
-    BATCH_HTTP_URL: `http://127.0.0.1:${p.batchHttp}`,
-    WEBHOOKS_HTTP_PORT: String(p.webhooksHttp),
-    KEYS_GRPC_ADDR: `127.0.0.1:${p.keysGrpc}`,
-    BILLING_GRPC_ADDR: `127.0.0.1:${p.billingGrpc}`,
-    KEYS_HTTP_URL: `http://127.0.0.1:${p.keysHttp}`,
-    BILLING_HTTP_URL: `http://127.0.0.1:${p.billingHttp}`,
-    INFERENCE_HTTP_URL: `http://127.0.0.1:${p.inferenceHttp}`,
-    WEBHOOKS_HTTP_URL: `http://127.0.0.1:${p.webhooksHttp}`,
-    CONSOLE_HTTP_PORT: String(p.consoleHttp),
-    CONSOLE_HTTP_URL: `http://127.0.0.1:${p.consoleHttp}`,
-    MEDIA_HTTP_PORT: String(p.mediaHttp),
-    MEDIA_HTTP_URL: `http://127.0.0.1:${p.mediaHttp}`,
-    // Signed media links lead to this stack's edge (providers fetch asset inputs there).
-    MEDIA_PUBLIC_BASE_URL: `http://127.0.0.1:${p.edge}`,
+    ...serviceAddressEnv(p),
   };
 }
 

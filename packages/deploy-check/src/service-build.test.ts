@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort, waitFor } from '../../../test-e2e/harness/ports';
+import { freeServicePorts, serviceAddressEnv } from '../../../test-e2e/harness/service-ports';
 import { ROOT } from './manifests';
 
 /**
@@ -121,25 +122,17 @@ describe('the single-process gateway, built the same way (SERVICE=gateway, what 
   });
 
   test('node main.js answers a chat call on the simulated model, bills it, serves the console, and stops on SIGTERM', async () => {
-    const names = ['EDGE_PORT', 'EDGE_ADMIN_PORT', 'KEYS_HTTP_PORT', 'KEYS_GRPC_PORT', 'BILLING_HTTP_PORT', 'BILLING_GRPC_PORT', 'INFERENCE_HTTP_PORT',
-      'INFERENCE_GRPC_PORT', 'BATCH_HTTP_PORT', 'WEBHOOKS_HTTP_PORT', 'MEDIA_HTTP_PORT', 'CONSOLE_HTTP_PORT', 'SIMULATOR_PORT'];
-    const ports: Record<string, string> = {};
-    for (const name of names) ports[name] = String(await freePort());
-    const local = (port: string) => `http://127.0.0.1:${port}`;
-    const dataDir = path.join(path.dirname(path.dirname(gateway)), 'data');
+    const [ports, simulatorPort] = await Promise.all([freeServicePorts(), freePort()]);
+    const work = path.dirname(path.dirname(gateway));
     // The default catalogue, its simulated models routed to this test's simulator port instead of 4010.
-    const catalogFile = path.join(path.dirname(path.dirname(gateway)), 'catalog.json');
-    fs.writeFileSync(catalogFile, fs.readFileSync(path.join(ROOT, 'config/catalog.json'), 'utf8').replaceAll('127.0.0.1:4010/', `127.0.0.1:${ports.SIMULATOR_PORT}/`));
+    const catalogFile = path.join(work, 'catalog.json');
+    fs.writeFileSync(catalogFile, fs.readFileSync(path.join(ROOT, 'config/catalog.json'), 'utf8').replaceAll('127.0.0.1:4010/', `127.0.0.1:${simulatorPort}/`));
     let output = '';
     const child = spawn(process.execPath, ['main.js'], {
       cwd: gateway,
       env: {
-        PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, CATALOG_FILE: catalogFile, ...ports,
-        KEYS_GRPC_ADDR: `127.0.0.1:${ports.KEYS_GRPC_PORT}`, BILLING_GRPC_ADDR: `127.0.0.1:${ports.BILLING_GRPC_PORT}`,
-        INFERENCE_GRPC_ADDR: `127.0.0.1:${ports.INFERENCE_GRPC_PORT}`, KEYS_HTTP_URL: local(ports.KEYS_HTTP_PORT),
-        BILLING_HTTP_URL: local(ports.BILLING_HTTP_PORT), INFERENCE_HTTP_URL: local(ports.INFERENCE_HTTP_PORT),
-        BATCH_HTTP_URL: local(ports.BATCH_HTTP_PORT), WEBHOOKS_HTTP_URL: local(ports.WEBHOOKS_HTTP_PORT),
-        MEDIA_HTTP_URL: local(ports.MEDIA_HTTP_PORT), CONSOLE_HTTP_URL: local(ports.CONSOLE_HTTP_PORT), MEDIA_PUBLIC_BASE_URL: local(ports.EDGE_PORT),
+        PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: path.join(work, 'data'), CATALOG_FILE: catalogFile,
+        SIMULATOR_PORT: String(simulatorPort), ...serviceAddressEnv(ports),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -147,10 +140,11 @@ describe('the single-process gateway, built the same way (SERVICE=gateway, what 
     child.stderr?.on('data', (d) => { output += String(d); });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      await waitFor(`the compiled gateway to be ready (output so far: ${output})`, async () => output.includes('Gateway ready on'), 90_000);
+      await waitFor('the compiled gateway to be ready', async () => output.includes('Gateway ready on'), 90_000)
+        .catch((err: Error) => { throw new Error(`${err.message}; its output:\n${output}`); });
       const key = /sk-gw-v1-[0-9a-f]+/.exec(output)?.[0];
       expect(key).toBeDefined();
-      const edge = local(ports.EDGE_PORT);
+      const edge = `http://127.0.0.1:${ports.edge}`;
       const chat = await fetch(`${edge}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
