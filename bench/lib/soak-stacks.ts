@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { forgetChild, ROOT, startChild, type Child } from './children';
+import { SERVICE_PORT_NAMES, serviceAddressEnv, servicePortsFrom } from '@gw/local-stack/src/service-addresses';
 import { freePorts, getStatus, HOST, waitFor } from './net';
 
 export type SoakMode = 'embedded' | 'processes';
@@ -27,19 +28,8 @@ export const SERVICES = ['billing', 'keys', 'inference', 'batch', 'webhooks', 'm
 const PRELOAD = ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts')];
 
 /** A free port for every service of the stack, and the addresses the services reach each other at. */
-export async function servicePorts(): Promise<Record<string, string>> {
-  const names = ['EDGE_PORT', 'EDGE_ADMIN_PORT', 'KEYS_HTTP_PORT', 'KEYS_GRPC_PORT', 'BILLING_HTTP_PORT', 'BILLING_GRPC_PORT', 'INFERENCE_HTTP_PORT',
-    'INFERENCE_GRPC_PORT', 'BATCH_HTTP_PORT', 'WEBHOOKS_HTTP_PORT', 'MEDIA_HTTP_PORT', 'CONSOLE_HTTP_PORT'];
-  const ports = await freePorts(names.length);
-  const p = Object.fromEntries(names.map((n, i) => [n, String(ports[i])]));
-  const url = (port: string) => `http://${HOST}:${port}`;
-  return {
-    ...p,
-    KEYS_GRPC_ADDR: `${HOST}:${p.KEYS_GRPC_PORT}`, BILLING_GRPC_ADDR: `${HOST}:${p.BILLING_GRPC_PORT}`, INFERENCE_GRPC_ADDR: `${HOST}:${p.INFERENCE_GRPC_PORT}`,
-    KEYS_HTTP_URL: url(p.KEYS_HTTP_PORT), BILLING_HTTP_URL: url(p.BILLING_HTTP_PORT), INFERENCE_HTTP_URL: url(p.INFERENCE_HTTP_PORT),
-    BATCH_HTTP_URL: url(p.BATCH_HTTP_PORT), WEBHOOKS_HTTP_URL: url(p.WEBHOOKS_HTTP_PORT), MEDIA_HTTP_URL: url(p.MEDIA_HTTP_PORT),
-    CONSOLE_HTTP_URL: url(p.CONSOLE_HTTP_PORT), MEDIA_PUBLIC_BASE_URL: url(p.EDGE_PORT),
-  };
+export async function servicePorts(): Promise<NodeJS.ProcessEnv> {
+  return serviceAddressEnv(servicePortsFrom(await freePorts(SERVICE_PORT_NAMES.length)));
 }
 
 /** `env`: what every service gets (seed accounts, catalogue, simulator key, log level, DATA_DIR). */
