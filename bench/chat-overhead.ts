@@ -117,6 +117,8 @@ interface Row {
   status_codes: Record<string, number>;
   seconds: number;
   cpu_percent: Record<string, number | null>;
+  /** The gateway's CPU per answered call by thread name, microseconds (gateway rows only). */
+  gateway_cpu_us_per_call_by_thread: Record<string, number | null> | null;
 }
 
 function summarize(connections: number, pathName: PathName, segs: Segment[]): Row {
@@ -151,7 +153,17 @@ function summarize(connections: number, pathName: PathName, segs: Segment[]): Ro
       ...Object.fromEntries(Object.keys(segs[0]?.cpuTicks ?? {}).map((k) => [k, pct(segs.map((s) => s.cpuTicks[k]))])),
       bench: round((segs.reduce((n, s) => n + s.benchCpuUs, 0) / 1e6 / seconds) * 100, 0),
     },
+    gateway_cpu_us_per_call_by_thread: perCallByThread(segs, ok),
   };
+}
+
+/** Each thread name's CPU per answered call (µs), busiest first; null unless every segment recorded its threads. */
+function perCallByThread(segs: Segment[], calls: number): Record<string, number | null> | null {
+  if (calls === 0 || segs.length === 0 || segs.some((s) => s.threadTicks === null)) return null;
+  const ticks: Record<string, number> = {};
+  for (const s of segs) for (const [name, t] of Object.entries(s.threadTicks!)) ticks[name] = (ticks[name] ?? 0) + t;
+  return Object.fromEntries(Object.entries(ticks).filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1])
+    .map(([name, t]) => [name, round((t / TICKS_PER_S / calls) * 1e6, 0)]));
 }
 
 // ---------------------------------------------------------------------------------------------- main
@@ -237,7 +249,7 @@ async function main(): Promise<number> {
     for (const p of paths) {
       process.stdout.write(`warm-up: ${p}, ${maxConn} connections, ${opts.warmupS} s\n`);
       await settle(pids.gateway);
-      const s = await load(targets[p]!, maxConn, opts.warmupS, pids);
+      const s = await load(targets[p]!, maxConn, opts.warmupS, pids, p === 'gateway' ? pids.gateway : undefined);
       if (p === 'gateway') { gatewayCalls += s.completed2xx; inFlightAllowance += maxConn; }
       checkSegment(`warm-up ${p}`, s);
     }
@@ -249,7 +261,7 @@ async function main(): Promise<number> {
       for (const p of r % 2 === 0 ? paths : [...paths].reverse()) {
         await settle(pids.gateway);
         process.stdout.write(`round ${r + 1}/${opts.rounds}: ${p}, ${c} connections, ${opts.durationS} s ... `);
-        const s = await load(targets[p]!, c, opts.durationS, pids);
+        const s = await load(targets[p]!, c, opts.durationS, pids, p === 'gateway' ? pids.gateway : undefined);
         process.stdout.write(`${Math.round(s.completed2xx / s.durationS)} req/s\n`);
         if (p === 'gateway') { gatewayCalls += s.completed2xx; inFlightAllowance += c; }
         checkSegment(`${p} x${c} round ${r + 1}`, s);
@@ -324,6 +336,12 @@ async function main(): Promise<number> {
     if (passthrough) {
       lines.push(`${' '.repeat(6)}floor (bare pass-through): p50 - direct p50 = ${signed(r.passthrough_p50_delta_ms)} ms; gateway RPS / pass-through RPS = ${fmt(r.gateway_vs_passthrough_rps, 3)}${portkey ? `; pass-through RPS / Portkey RPS = ${fmt(r.passthrough_vs_portkey_rps, 3)}` : ''}`);
     }
+  }
+  for (const r of rows) {
+    const threads = r.gateway_cpu_us_per_call_by_thread;
+    if (!threads) continue;
+    const total = Object.values(threads).reduce<number>((a, b) => a + (b ?? 0), 0);
+    lines.push(`${String(r.connections).padStart(4)} connections: gateway CPU per answered call ${total} µs, by thread: ${Object.entries(threads).map(([name, us]) => `${name} ${us}`).join(', ')}`);
   }
   lines.push(`billing: balance fell by ${billing.billed_usd} USD = ${billing.calls_billed} calls x ${billing.per_call_usd} USD, for ${gatewayCalls} answered gateway calls (+ up to ${inFlightAllowance} abandoned in flight at run ends)${billing.ok ? ': billed, once each' : ''}`);
   if (streaming) {

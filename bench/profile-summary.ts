@@ -25,8 +25,10 @@ function shortUrl(url: string): string {
     const rest = p.slice(nm + '/node_modules/'.length).split('/');
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}: ${rest.slice(2).join('/')}` : `${rest[0]}: ${rest.slice(1).join('/')}`;
   }
-  if (p.startsWith(ROOT + '/')) p = p.slice(ROOT.length + 1);
-  return p;
+  if (p.startsWith(ROOT + '/')) return p.slice(ROOT.length + 1);
+  // A compiled gateway (bench/lib/gateway.ts, scripts/build-gateway.sh) keeps the repository's layout below its build folder.
+  const built = /\/((?:services|packages)\/[^/]+\/(?:src|dist)\/.*)$/.exec(p);
+  return built ? built[1] : p;
 }
 
 /** Package (node_modules name), repo package (services/x, packages/y) or node builtin. */

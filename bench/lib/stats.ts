@@ -1,5 +1,5 @@
 /** Per-process CPU time from /proc, idle waits, percentiles and rounding for the result tables. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { sleep } from './net';
 
 /** utime + stime of a process in clock ticks (Linux; USER_HZ is 100 on every mainstream kernel). */
@@ -13,11 +13,41 @@ export function mainThreadTicks(pid: number | undefined): number | null {
   return pid === undefined ? null : ticksOf(`/proc/${pid}/task/${pid}/stat`);
 }
 
+/**
+ * CPU ticks of a process's threads summed by thread name: `MainThread` (the event loop), each named worker
+ * (`billing`, `wal-checkpoint`), `V8Worker` (the garbage collector's and compiler's helpers), `libuv-worker` (file
+ * and DNS work). A thread that ended between two readings drops out of the difference.
+ */
+export function threadTicksByName(pid: number | undefined): Record<string, number> | null {
+  if (pid === undefined) return null;
+  try {
+    const byName: Record<string, number> = {};
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      byName[name] = (byName[name] ?? 0) + ticksIn(stat);
+    }
+    return byName;
+  } catch {
+    return null;
+  }
+}
+
+/** What each thread name used between two `threadTicksByName` readings (names that appeared later start at 0). */
+export function threadTicksDelta(before: Record<string, number> | null, after: Record<string, number> | null): Record<string, number> | null {
+  if (!before || !after) return null;
+  return Object.fromEntries(Object.entries(after).map(([name, ticks]) => [name, Math.max(0, ticks - (before[name] ?? 0))]));
+}
+
+/** utime + stime of a `/proc/.../stat` line (the fields after the parenthesised name). */
+function ticksIn(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
 function ticksOf(statFile: string): number | null {
   try {
-    const stat = readFileSync(statFile, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return ticksIn(readFileSync(statFile, 'utf8'));
   } catch {
     return null;
   }

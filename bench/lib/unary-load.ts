@@ -2,7 +2,7 @@
 import autocannon from 'autocannon';
 import { onCleanup } from './children';
 import { withTimeout } from './net';
-import { cpuTicks } from './stats';
+import { cpuTicks, threadTicksByName, threadTicksDelta } from './stats';
 
 /** The processes whose CPU time each run records. */
 export type Pids = Record<string, number | undefined>;
@@ -25,12 +25,16 @@ export interface Segment {
   latencies: number[];
   /** CPU clock ticks each of `pids` used during the run. */
   cpuTicks: Record<string, number | null>;
+  /** CPU clock ticks of the `threadsOf` process's threads by name (see `threadTicksByName`); null when not asked. */
+  threadTicks: Record<string, number> | null;
   benchCpuUs: number;
 }
 
-export async function unaryLoad(target: UnaryTarget, connections: number, durationS: number, pids: Pids): Promise<Segment> {
+/** `threadsOf`: a process (of `pids` or not) whose CPU is also recorded per thread. */
+export async function unaryLoad(target: UnaryTarget, connections: number, durationS: number, pids: Pids, threadsOf?: number): Promise<Segment> {
   const latencies: number[] = [];
   const ticks0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuTicks(pid)]));
+  const threads0 = threadTicksByName(threadsOf);
   const bench0 = process.cpuUsage();
   const inst = autocannon({
     url: target.url,
@@ -55,6 +59,7 @@ export async function unaryLoad(target: UnaryTarget, connections: number, durati
     const [a, b] = [ticks0[k], cpuTicks(pid)];
     ticks[k] = a !== null && b !== null ? b - a : null;
   }
+  const threadTicks = threadTicksDelta(threads0, threadTicksByName(threadsOf));
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
   return {
@@ -66,6 +71,7 @@ export async function unaryLoad(target: UnaryTarget, connections: number, durati
     statusCodes,
     latencies,
     cpuTicks: ticks,
+    threadTicks,
     benchCpuUs: bench.user + bench.system,
   };
 }

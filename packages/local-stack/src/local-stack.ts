@@ -67,7 +67,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
   const billingData: BillingWorkerData = { dataDir: opts.dataDir, env, logLevel: logger.level, busWakeChannel };
   // Billing starts on its own thread while the others start on this one; the edge opens once all are up.
-  const billingStart = startWorkerService(path.join(__dirname, `billing-worker${path.extname(__filename)}`), billingData, (code, err) => {
+  const billingStart = startWorkerService(path.join(__dirname, `billing-worker${path.extname(__filename)}`), 'billing', billingData, (code, err) => {
     // Billing gone means calls can no longer be held or billed: end the process, as a crash on this thread would.
     logger.fatal({ service: 'billing', code, err }, 'billing worker thread ended unexpectedly');
     process.exit(1);

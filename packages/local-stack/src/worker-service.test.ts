@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +17,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
 
 /** Billing in a worker thread, as the single-process gateway runs it: its own ports, readiness and stop. */
 describe('billing in a worker thread', () => {
+  const threadNames = () => readdirSync('/proc/self/task').map((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim());
   let dataDir: string;
   beforeEach(() => { dataDir = mkdtempSync(path.join(tmpdir(), 'gw-billing-worker-')); });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -30,9 +31,11 @@ describe('billing in a worker thread', () => {
 
   test('serves on its own ports, answers readiness from its own checks, and stops when asked', async () => {
     const exits: number[] = [];
-    const billing = await startWorkerService(BILLING_WORKER, data(), (code) => exits.push(code));
+    const billing = await startWorkerService(BILLING_WORKER, 'billing', data(), (code) => exits.push(code));
     try {
       expect(billing.name).toBe('billing');
+      // The thread carries the name, so its CPU shows apart from the process's other threads (ps -T, /proc).
+      if (process.platform === 'linux') expect(threadNames()).toContain('billing');
       expect(billing.httpPort).toBeGreaterThan(0);
       expect(billing.grpcPort).toBeGreaterThan(0);
       // The consumers join in the background: ready with nothing degraded once they have.
@@ -58,7 +61,7 @@ describe('billing in a worker thread', () => {
 
   test('a worker that cannot start rejects with its reason, and that is not taken for a crash', async () => {
     const exits: number[] = [];
-    await expect(startWorkerService(BILLING_WORKER, data({ USAGE_BATCH_MAX: '0' }), (code) => exits.push(code))).rejects.toThrow(/USAGE_BATCH_MAX/);
+    await expect(startWorkerService(BILLING_WORKER, 'billing', data({ USAGE_BATCH_MAX: '0' }), (code) => exits.push(code))).rejects.toThrow(/USAGE_BATCH_MAX/);
     expect(exits).toEqual([]);
   });
 });

@@ -40,13 +40,13 @@ const STOP_TIMEOUT_MS = 30_000;
  *
  * `entry` is a module that calls `serveFromWorker`. Written in TypeScript, it needs tsx in the worker too: a
  * process started with tsx passes its loader on (`execArgv`); any other (a test runner with its own transform)
- * gets it added.
+ * gets it added. `name` names the thread (as `ps -T` and /proc show it), so its CPU is told apart from the process's.
  */
-export async function startWorkerService(entry: string, workerData: unknown, onExit: (code: number, err: Error | null) => void): Promise<WorkerService> {
+export async function startWorkerService(entry: string, name: string, workerData: unknown, onExit: (code: number, err: Error | null) => void): Promise<WorkerService> {
   const inherited = workerExecArgv(process.execArgv);
   const loaded = inherited.some((arg) => arg.includes('tsx'));
   const execArgv = loaded || !entry.endsWith('.ts') ? inherited : [...inherited, '--import', pathToFileURL(require.resolve('tsx')).href];
-  const worker = new Worker(entry, { workerData, execArgv });
+  const worker = new Worker(entry, { workerData, execArgv, name });
   const pending = new Map<number, (report: ReadinessReport) => void>();
   const heaps = new Map<number, (heap: HeapUse) => void>();
   let nextId = 0;
