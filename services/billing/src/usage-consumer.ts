@@ -78,7 +78,11 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     return [...byRequest.values()];
   }
 
-  async function record(events: UsageEvent[], postingId: string): Promise<void> {
+  /**
+   * The batch's entries in the ledger: those this delivery recorded (as built: a read right after the insert would
+   * return them so) and, re-read, those an earlier delivery recorded first.
+   */
+  async function record(events: UsageEvent[], postingId: string): Promise<LedgerEntry[]> {
     const accountIds = [...new Set(events.map((e) => e.account_id))];
     const known = await accounts.find({ _id: { $in: accountIds } });
     const factorOf = new Map(known.map((a) => [a._id, a.price_factor_ppm]));
@@ -92,7 +96,7 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
       }
       return buildLedgerEntry(event, quote, factor, postingId, nowMs);
     });
-    await ledger.insertMany(entries, { ignoreDuplicates: true });
+    const { duplicateIds } = await ledger.insertMany(entries, { ignoreDuplicates: true });
     // Every entry's, recorded now or by an earlier delivery that stopped before this write.
     const mediaRows = ledgerMediaDocs(entries);
     if (mediaRows.length > 0) await media.insertMany(mediaRows, { ignoreDuplicates: true });
@@ -100,6 +104,9 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     // (a key lookup when it exists), so spend an older replica posted during a rolling upgrade gets its row too.
     const holderRows = keyHolderDocs(entries);
     if (holderRows.length > 0) await keyHolders.insertMany(holderRows, { ignoreDuplicates: true });
+    if (duplicateIds.length === 0) return entries;
+    const earlier = new Set(duplicateIds);
+    return [...entries.filter((e) => !earlier.has(e._id)), ...await ledger.find({ _id: { $in: duplicateIds } })];
   }
 
   /** `claimed`: every entry of the postings still `applying`, including those the bus now delivers in another batch. */
@@ -146,11 +153,10 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     if (events.length === 0) return;
     // New entries are born claimed by this delivery's posting; entries already recorded keep theirs.
     const postingId = `posting-${randomUUID()}`;
-    await record(events, postingId);
+    const recorded = await record(events, postingId);
     await faults.afterLedgerInsert?.();
 
-    // By id alone, the state checked here: a query on the id and another field is a full scan on some engines.
-    const open = (await ledger.find({ _id: { $in: events.map((e) => e.request_id) } })).filter((e) => e.state === 'applying');
+    const open = recorded.filter((e) => e.state === 'applying');
     let posted = new Map<string, PostingResult>();
     if (open.length > 0) {
       const postingIds = [...new Set(open.map((e) => e.posting_id))];
