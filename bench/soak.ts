@@ -21,6 +21,7 @@ import { Pool, request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
 import { ROOT } from './lib/children';
+import { compiledGateway } from './lib/gateway';
 import { servicePorts } from './lib/soak-stacks';
 import { writeResultFile } from './lib/results';
 import { freePorts, HOST, sleep } from './lib/net';
@@ -67,6 +68,13 @@ function spawnNode(script: string, argv: string[], env: NodeJS.ProcessEnv, nodeF
   return child;
 }
 
+function spawnCompiled(entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[]): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, entry], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -79,17 +87,18 @@ interface Gateway {
   edgePort: number;
   /** Inside the process: how long `startLocalStack` took on the data present. */
   startupMs: number;
-  /** From spawn (node and tsx start-up included) until the stack answered. */
+  /** From spawn (node's own start-up and module loading included) until the stack answered. */
   spawnToReadyMs: number;
 }
 
 async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
   // Every service's port free, not only the ones the soak calls: a default port (batch's 8084) still held by the
   // previous gateway stopped a soak started right after another.
-  const ports = await servicePorts();
+  const [ports, entry] = await Promise.all([servicePorts(), compiledGateway(ROOT, tempDir, 'bench/soak-gateway.ts')]);
   const t0 = performance.now();
-  // --expose-gc: memory is sampled after a full collection, so it shows what is live, not garbage not yet collected.
-  const child = spawnNode(path.join(ROOT, 'bench/soak-gateway.ts'), [], {
+  // Compiled, as scripts/start.sh runs it. --expose-gc: memory is sampled after a full collection, so it shows what
+  // is live, not garbage not yet collected. The soak-gateway stops itself when this process goes away.
+  const child = spawnCompiled(entry, {
     ...env,
     ...ports,
     ...(args['memory-trace'] ? { SOAK_MEMORY_TRACE: path.resolve(args['memory-trace']) } : {}),
@@ -238,6 +247,7 @@ async function main(): Promise<void> {
     date: startedAt.toISOString(),
     git,
     command: `node --import tsx bench/soak.ts --calls ${CALLS} --connections ${CONNECTIONS}`,
+    gateway: 'compiled (deploy/docker/build-service.sh gateway), bench/soak-gateway.ts',
     machine: {
       nproc: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, mem_total_gib: Math.round(os.totalmem() / 2 ** 30 * 10) / 10,
       node: process.version, platform: `${os.platform()} ${os.release()}`, loadavg_before: loadBefore, loadavg_after: os.loadavg(),

@@ -76,19 +76,21 @@ const builds = new Map<string, Promise<string>>();
 
 /**
  * The checkout at `root` compiled by this checkout's build script (an older checkout's may not know the target),
- * with the benchmark's entry beside it; once per checkout and run. Resolves to the compiled entry.
+ * with a benchmark's entry file beside it (`bench/gateway-process.ts` unless given); once per checkout, entry and
+ * run. Resolves to the compiled entry.
  */
-function compiledGateway(root: string, tempDir: string): Promise<string> {
-  let build = builds.get(root);
+export function compiledGateway(root: string, tempDir: string, entry = 'bench/gateway-process.ts'): Promise<string> {
+  const key = `${root}\0${entry}`;
+  let build = builds.get(key);
   if (!build) {
     const out = path.join(tempDir, `gateway-build-${builds.size + 1}`);
-    process.stdout.write(`compiling the gateway of ${root} into ${out}\n`);
-    build = promisify(execFile)('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), 'gateway', out, 'bench/gateway-process.ts'], {
+    process.stdout.write(`compiling the gateway of ${root} (with ${entry}) into ${out}\n`);
+    build = promisify(execFile)('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), 'gateway', out, entry], {
       env: { ...process.env, GW_BUILD_ROOT: root }, maxBuffer: 16 * 1024 * 1024,
-    }).then(() => path.join(out, 'bench/gateway-process.js'), (err: { stderr?: string; message: string }) => {
+    }).then(() => path.join(out, entry.replace(/\.ts$/, '.js')), (err: { stderr?: string; message: string }) => {
       throw new Error(`compiling the gateway of ${root} failed: ${err.stderr || err.message}`);
     });
-    builds.set(root, build);
+    builds.set(key, build);
   }
   return build;
 }
