@@ -33,7 +33,7 @@ import { pooled, ratioSummary, type Pooled, type RatioSummary, type Slice } from
 import { startBenchGateway, type BenchGateway } from './lib/gateway';
 import { HOST, getStatus, postJson, waitFor } from './lib/net';
 import { envOption, intOption } from './lib/options';
-import { TICKS_PER_S, cpuTicks, mainThreadTicks, percentile, round, settle } from './lib/stats';
+import { TICKS_PER_S, cpuTicks, mainThreadTicks, percentile, round, settle, threadTicksByName, threadTicksDelta } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance, type BillingCheck } from './lib/billing';
 import { fmt, formatTable } from './lib/report';
 import { writeResultFile } from './lib/results';
@@ -214,11 +214,13 @@ async function main(): Promise<number> {
 
     const runSlice = async (side: Side, connections: number, seconds: number, pair: number): Promise<Slice> => {
       for (const s of SIDES) await settle(pid(s));
-      const [ticks0, main0] = [cpuTicks(pid(side)), mainThreadTicks(pid(side))];
+      const [ticks0, main0, threads0] = [cpuTicks(pid(side)), mainThreadTicks(pid(side)), threadTicksByName(pid(side))];
       const s = opts.stream ? fromStreams(await streamLoad(streamTarget(side), connections, seconds, {})) : fromUnary(await unaryLoad(target(side), connections, seconds, {}), connections);
       await settle(pid(side));
       const [ticks1, main1] = [cpuTicks(pid(side)), mainThreadTicks(pid(side))];
-      const perCall = (a: number | null, b: number | null) => (a !== null && b !== null && s.answered > 0 ? round(((b - a) / TICKS_PER_S / s.answered) * 1e6, 1) : null);
+      const billingTicks = threadTicksDelta(threads0, threadTicksByName(pid(side)))?.billing;
+      const perCallOf = (ticks: number | null | undefined) => (ticks !== null && ticks !== undefined && s.answered > 0 ? round((ticks / TICKS_PER_S / s.answered) * 1e6, 1) : null);
+      const perCall = (a: number | null, b: number | null) => perCallOf(a !== null && b !== null ? b - a : null);
       answered[side] += s.answered;
       unanswered[side] += s.unanswered;
       if (s.failed > 0) warn(`WARNING: ${side} x${connections}: ${s.failed} failed (${JSON.stringify(s.statusCodes)})`);
@@ -226,6 +228,7 @@ async function main(): Promise<number> {
       return {
         generation: g, pair, rps: Math.round(s.answered / s.durationS), p50_ms: round(percentile(lat, 50), 3), answered: s.answered, failed: s.failed,
         cpu_us_per_call: perCall(ticks0, ticks1), main_thread_us_per_call: perCall(main0, main1),
+        billing_thread_us_per_call: perCallOf(billingTicks),
       };
     };
 
@@ -269,11 +272,12 @@ async function main(): Promise<number> {
   const billedOk = (side: Side) => billing.every((b) => b[side].ok);
   const total = (side: Side, f: (b: BillingCheck) => number | null) => billing.reduce((n, b) => n + (f(b[side]) ?? 0), 0);
   const lines = ['', `${opts.stream ? 'streaming chat: ' : ''}candidate (${gitRevision()}) against base (${base.commit.slice(0, 7)}): ${opts.restarts} process pairs x ${opts.pairs} pairs of ${opts.sliceS} s slices per connection count`, ...formatTable(
-    ['conns', 'side', opts.stream ? 'streams/s' : 'RPS', opts.stream ? 'TTFT p50 ms' : 'p50 ms', 'CPU us/call', 'main thread', 'candidate/base (±2 SE)', 'single pairs', 'pairs won'],
+    ['conns', 'side', opts.stream ? 'streams/s' : 'RPS', opts.stream ? 'TTFT p50 ms' : 'p50 ms', 'CPU us/call', 'main thread', 'billing thread', 'candidate/base (±2 SE)', 'single pairs', 'pairs won'],
     comparisons.flatMap((k) => [
-      ...SIDES.map((side) => [String(k.connections), side, fmt(k[side].rps), fmt(k[side].p50_ms, 2), fmt(k[side].cpu_us_per_call), fmt(k[side].main_thread_us_per_call), '', '', '']),
+      ...SIDES.map((side) => [String(k.connections), side, fmt(k[side].rps), fmt(k[side].p50_ms, 2), fmt(k[side].cpu_us_per_call), fmt(k[side].main_thread_us_per_call),
+        fmt(k[side].billing_thread_us_per_call), '', '', '']),
       ...([[opts.stream ? '  streams/s' : '  RPS', k.rps_ratio], ['  CPU/call', k.cpu_ratio]] as const).map(([what, r]) =>
-        ['', what, '', '', '', '', `${fmt(r.geomean, 3)} (${fmt(r.low, 3)}-${fmt(r.high, 3)})`, `${fmt(r.min, 3)}-${fmt(r.max, 3)}`, `${r.candidate_won}/${r.pairs}`]),
+        ['', what, '', '', '', '', '', `${fmt(r.geomean, 3)} (${fmt(r.low, 3)}-${fmt(r.high, 3)})`, `${fmt(r.min, 3)}-${fmt(r.max, 3)}`, `${r.candidate_won}/${r.pairs}`]),
     ]),
   ), '',
   `billing: ${SIDES.map((s) => `${s} ${total(s, (b) => b.calls_billed)} calls billed for ${total(s, (b) => b.answered)} answered${billedOk(s) ? ' (once each)' : ''}`).join('; ')}`,

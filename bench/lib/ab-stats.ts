@@ -13,6 +13,8 @@ export interface Slice {
   cpu_us_per_call: number | null;
   /** The part of it on the main thread (the edge, inference and the other services but billing). */
   main_thread_us_per_call: number | null;
+  /** The billing worker thread's part (the single-process gateway runs billing on a thread named `billing`). */
+  billing_thread_us_per_call: number | null;
 }
 
 /** Over a side's slices: mean rate, median p50, CPU per call weighted by the slices' calls. */
@@ -21,6 +23,7 @@ export interface Pooled {
   p50_ms: number | null;
   cpu_us_per_call: number | null;
   main_thread_us_per_call: number | null;
+  billing_thread_us_per_call: number | null;
 }
 
 export interface RatioSummary {
@@ -52,6 +55,7 @@ export function pooled(xs: Slice[]): Pooled {
     p50_ms: round(median(xs.map((s) => s.p50_ms ?? NaN)) ?? NaN, 3),
     cpu_us_per_call: perCall((s) => s.cpu_us_per_call),
     main_thread_us_per_call: perCall((s) => s.main_thread_us_per_call),
+    billing_thread_us_per_call: perCall((s) => s.billing_thread_us_per_call),
   };
 }
 
