@@ -15,6 +15,7 @@ const FIXTURE = join(__dirname, 'testing', 'crashing-consumer.fixture.ts');
 interface Item {
   key: string;
   n: number;
+  pad?: string;
 }
 
 describe.each<EngineName>(['embedded', 'kafka'])('bus contract: %s engine', (engine) => {
@@ -33,13 +34,14 @@ describe.each<EngineName>(['embedded', 'kafka'])('bus contract: %s engine', (eng
 
   /** Subscribes and collects what the handler was given; `fail` decides per call whether to throw. */
   async function collect(bus: Bus, topic: string, group: string,
-    opts: { maxBatch?: number; fetchWaitMs?: number; fail?: (batch: BusMessage<Item>[]) => boolean } = {}) {
+    opts: { maxBatch?: number; maxBatchBytes?: number; fetchWaitMs?: number; fail?: (batch: BusMessage<Item>[]) => boolean } = {}) {
     const handled: BusMessage<Item>[] = [];
     const calls: { batch: BusMessage<Item>[]; failed: boolean }[] = [];
     const sub = await bus.subscribe<Item>({
       topics: [topic],
       group,
       maxBatch: opts.maxBatch,
+      maxBatchBytes: opts.maxBatchBytes,
       fetchWaitMs: opts.fetchWaitMs,
       handleBatch: async (batch) => {
         const failed = opts.fail?.(batch) ?? false;
@@ -91,6 +93,28 @@ describe.each<EngineName>(['embedded', 'kafka'])('bus contract: %s engine', (eng
     const batches = calls.length - before;
     if (fetchWaitMs === 0) expect(batches).toBeGreaterThanOrEqual(8);
     else expect(batches).toBeLessThanOrEqual(4);
+  });
+
+  it('a byte bound keeps batches of large messages small, sends a message over it alone, and lets small ones batch', async () => {
+    const bus = await h.bus();
+    const topic = uniqueName('bytes');
+    // 12 messages of about 1 KB, one of about 5 KB among them, then 20 of a few dozen bytes.
+    const list: Item[] = [
+      ...Array.from({ length: 12 }, (_, n) => ({ key: 'k', n, pad: 'x'.repeat(n === 6 ? 5_000 : 1_000) })),
+      ...Array.from({ length: 20 }, (_, i) => ({ key: 'k', n: 12 + i })),
+    ];
+    await publishItems(bus, topic, list);
+    const maxBatchBytes = 3_500;
+    const { handled, calls } = await collect(bus, topic, uniqueName('g'), { maxBatch: 50, maxBatchBytes, fetchWaitMs: 200 });
+
+    await waitFor('every message', () => handled.length === list.length);
+    expect(handled.map((m) => m.value.n)).toEqual(list.map((v) => v.n));
+    const bytes = (batch: BusMessage<Item>[]) => batch.reduce((n, m) => n + JSON.stringify(m.value).length, 0);
+    for (const { batch } of calls) if (batch.length > 1) expect(bytes(batch)).toBeLessThanOrEqual(maxBatchBytes);
+    expect(calls.find(({ batch }) => batch.some((m) => m.value.n === 6))?.batch).toHaveLength(1);
+    // Without the bound the first twelve would fit in one batch of 50; with it, at most three of 1 KB go together.
+    expect(Math.max(...calls.map(({ batch }) => batch.filter((m) => m.value.pad).length))).toBeLessThanOrEqual(3);
+    expect(Math.max(...calls.map(({ batch }) => batch.length))).toBeGreaterThanOrEqual(5);
   });
 
   it('gives every group every message, and each message to one member of a group', async () => {

@@ -28,6 +28,12 @@ export interface SubscribeOptions<T, K extends string = string> {
   /** Upper bound of messages handed over at once. */
   maxBatch?: number;
   /**
+   * Upper bound of a batch's size, as the sum of its messages' stored JSON text (bytes on Kafka, characters on
+   * the embedded bus), so a batch of large messages stays bounded in memory while small ones still come
+   * `maxBatch` at a time. A message larger than the bound comes alone. Absent: `maxBatch` alone bounds it.
+   */
+  maxBatchBytes?: number;
+  /**
    * How long the oldest message of a batch may wait for others to join it: the batch is handed over when it is
    * full (`maxBatch`) or its oldest message has waited this long. For a consumer whose cost is mostly per batch
    * (a few store writes whatever its size), fewer and larger batches. 0 or absent: handed over at once.

@@ -114,8 +114,11 @@ export interface LogMark {
 export interface AppendLogs {
   /** Appends in order; resolves with the last number once the entries are stored. */
   append(log: string, entries: { key: string; value: string }[], publishedAt: number): Promise<number>;
-  /** Up to `limit` entries numbered above `after`, in order. */
-  read(log: string, after: number, limit: number): Promise<LogEntry[]>;
+  /**
+   * Up to `limit` entries numbered above `after`, in order, whose values sum to at most `maxChars` characters
+   * (the first entry always comes, however long).
+   */
+  read(log: string, after: number, limit: number, maxChars?: number): Promise<LogEntry[]>;
   /** Null for a log never appended to. */
   mark(log: string): Promise<LogMark | null>;
   /** Every log that has a mark. */

@@ -84,6 +84,18 @@ describe.each(backends)('append logs: $name', (backend) => {
     expect(await logs.names()).toEqual(['t', 'u.v-1']);
   });
 
+  it('reads within a character budget, the first entry whatever its length', async () => {
+    const logs = backend.logs(store());
+    // Values of 12, 1,002, 1,002, 5,002 and 12 characters.
+    await logs.append('t', entries('a'.repeat(10), 'b'.repeat(1_000), 'c'.repeat(1_000), 'd'.repeat(5_000), 'e'.repeat(10)), 1_000);
+    const seqs = async (after: number, maxChars?: number) => (await logs.read('t', after, 10, maxChars)).map((e) => e.seq);
+    expect(await seqs(0)).toEqual([1, 2, 3, 4, 5]);
+    expect(await seqs(0, 2_016)).toEqual([1, 2, 3]);
+    expect(await seqs(0, 2_015)).toEqual([1, 2]);
+    expect(await seqs(3, 100)).toEqual([4]);
+    expect(await seqs(4, 100)).toEqual([5]);
+  });
+
   it('concurrent appends get consecutive numbers in call order', async () => {
     const logs = backend.logs(store());
     const lasts = await Promise.all(Array.from({ length: 20 }, (_, i) => logs.append('t', entries(i * 2, i * 2 + 1), i)));

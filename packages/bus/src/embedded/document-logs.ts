@@ -1,5 +1,5 @@
 import type { AppendLogs, Collection, Doc, LogEntry, LogMark, Store } from '@gw/store';
-import { KeyedQueue } from '../internal/async';
+import { chunkWithin, KeyedQueue } from '../internal/async';
 
 /** One entry, as a document of its topic's collection. */
 interface EntryDoc extends Doc {
@@ -53,9 +53,11 @@ export class DocumentLogs implements AppendLogs {
     });
   }
 
-  async read(log: string, after: number, limit: number): Promise<LogEntry[]> {
+  /** The character budget cuts what was read (a document store has no cheaper way to stop at a size). */
+  async read(log: string, after: number, limit: number, maxChars = Infinity): Promise<LogEntry[]> {
     const docs = await (await this.entries(log)).find({ seq: { $gt: after } }, { sort: { seq: 1 }, limit });
-    return docs.map((d) => ({ seq: d.seq, key: d.key, value: d.value, publishedAt: d.publishedAt }));
+    const [within = []] = chunkWithin(docs, limit, maxChars, (d) => d.value.length);
+    return within.map((d) => ({ seq: d.seq, key: d.key, value: d.value, publishedAt: d.publishedAt }));
   }
 
   async mark(log: string): Promise<LogMark | null> {

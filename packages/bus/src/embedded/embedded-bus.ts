@@ -111,7 +111,8 @@ export function createEmbeddedBus(opts: EmbeddedBusOptions): Bus {
         // The group's start is fixed here, so everything published after subscribe() resolves is seen.
         const initialOffset = sub.from === 'latest' ? ((await logs.meta(topic))?.seq ?? 0) : 0;
         await lease.ensure(initialOffset);
-        consumers.push(new TopicConsumer(topic, logs, lease, events, handle, sub.maxBatch ?? DEFAULT_MAX_BATCH, sub.fetchWaitMs ?? 0, timings, log.child({ topic })));
+        const batching = { maxBatch: sub.maxBatch ?? DEFAULT_MAX_BATCH, maxBatchChars: sub.maxBatchBytes ?? Infinity, fetchWaitMs: sub.fetchWaitMs ?? 0 };
+        consumers.push(new TopicConsumer(topic, logs, lease, events, handle, batching, timings, log.child({ topic })));
       }
       consumers.forEach((c) => c.start());
 

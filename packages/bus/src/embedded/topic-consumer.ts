@@ -21,6 +21,14 @@ export interface TopicConsumerTimings {
   commitIntervalMs: number;
 }
 
+/** What one batch may hold: see SubscribeOptions. */
+export interface TopicConsumerBatching {
+  maxBatch: number;
+  /** Characters of the entries' values (their JSON text); Infinity for no bound. */
+  maxBatchChars: number;
+  fetchWaitMs: number;
+}
+
 /** How soon to look again while waiting for a missing sequence to appear. */
 const GAP_RECHECK_MS = 25;
 
@@ -50,9 +58,7 @@ export class TopicConsumer<T> {
     private readonly lease: GroupLease,
     private readonly events: EventEmitter,
     private readonly handle: (messages: BusMessage<T>[]) => Promise<void>,
-    private readonly maxBatch: number,
-    /** See SubscribeOptions.fetchWaitMs. */
-    private readonly fetchWaitMs: number,
+    private readonly batching: TopicConsumerBatching,
     private readonly timings: TopicConsumerTimings,
     private readonly logger: Logger,
   ) {}
@@ -94,12 +100,16 @@ export class TopicConsumer<T> {
           await this.waiter.wait(this.gapSince !== null ? GAP_RECHECK_MS : this.timings.pollMs);
           continue;
         }
-        const joinBy = batch[0].publishedAt + this.fetchWaitMs;
-        if (batch.length < this.maxBatch && joinBy > Date.now()) {
+        const { maxBatch, maxBatchChars, fetchWaitMs } = this.batching;
+        const joinBy = batch[0].publishedAt + fetchWaitMs;
+        const chars = charsOf(batch);
+        if (batch.length < maxBatch && chars < maxBatchChars && joinBy > Date.now()) {
           // Bounded: another process's clock may run ahead of this one's.
-          await sleep(Math.min(joinBy - Date.now(), this.fetchWaitMs), this.stopping.signal);
+          await sleep(Math.min(joinBy - Date.now(), fetchWaitMs), this.stopping.signal);
           if (this.stopped) break;
-          batch = batch.concat(await this.following(batch[batch.length - 1].seq, this.maxBatch - batch.length));
+          const more = await this.following(batch[batch.length - 1].seq, maxBatch - batch.length, maxBatchChars - chars);
+          // The budget's first-entry rule is for a batch's first entry only: one that would cross it waits.
+          if (charsOf(more.slice(0, 1)) + chars <= maxBatchChars) batch = batch.concat(more);
         }
         await this.deliver(batch);
       } catch (err) {
@@ -186,7 +196,7 @@ export class TopicConsumer<T> {
 
   /** The entries that directly follow the offset; stops at a gap, which is waited out for `gapGraceMs`. */
   private async nextBatch(): Promise<LogEntry[]> {
-    const entries = await this.logs.read(this.topic, this.offset, this.maxBatch);
+    const entries = await this.logs.read(this.topic, this.offset, this.batching.maxBatch, this.batching.maxBatchChars);
     if (entries.length === 0) return [];
     const first = entries[0].seq;
     if (first !== this.offset + 1) {
@@ -205,9 +215,9 @@ export class TopicConsumer<T> {
     return contiguousAfter(first - 1, entries);
   }
 
-  /** Up to `limit` entries directly after `seq`, up to the first gap (the next batch waits gaps out). */
-  private async following(seq: number, limit: number): Promise<LogEntry[]> {
-    return contiguousAfter(seq, await this.logs.read(this.topic, seq, limit));
+  /** Up to `limit` entries (within `maxChars`) directly after `seq`, up to the first gap (the next batch waits gaps out). */
+  private async following(seq: number, limit: number, maxChars: number): Promise<LogEntry[]> {
+    return contiguousAfter(seq, await this.logs.read(this.topic, seq, limit, maxChars));
   }
 
   private decode(e: LogEntry): BusMessage<T>[] {
@@ -218,6 +228,10 @@ export class TopicConsumer<T> {
       return [];
     }
   }
+}
+
+function charsOf(entries: LogEntry[]): number {
+  return entries.reduce((n, e) => n + e.value.length, 0);
 }
 
 /** The leading entries whose sequences follow `after` one by one, up to the first gap. */

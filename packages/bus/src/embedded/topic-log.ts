@@ -40,10 +40,10 @@ export class TopicLogs {
     return this.logs.append(topic, messages.map((m) => ({ key: m.key, value: JSON.stringify(m.value ?? null) })), Date.now());
   }
 
-  /** Up to `limit` entries after `offset`, in sequence order (may contain gaps). */
-  async read(topic: string, offset: number, limit: number): Promise<LogEntry[]> {
+  /** Up to `limit` entries after `offset` within `maxChars` of values, in sequence order (may contain gaps). */
+  async read(topic: string, offset: number, limit: number, maxChars?: number): Promise<LogEntry[]> {
     await this.ready();
-    return this.logs.read(topic, offset, limit);
+    return this.logs.read(topic, offset, limit, maxChars);
   }
 
   async meta(topic: string): Promise<LogMark | null> {

@@ -1,8 +1,23 @@
-/** Splits `items` into consecutive slices of at most `size` items. */
-export function chunk<T>(items: T[], size: number): T[][] {
-  const n = Math.max(1, Math.floor(size));
+/**
+ * Consecutive slices of at most `maxCount` items whose sizes sum to at most `maxBytes`; an item larger than
+ * `maxBytes` is a slice of its own (it has to go somewhere).
+ */
+export function chunkWithin<T>(items: T[], maxCount: number, maxBytes: number, sizeOf: (item: T) => number): T[][] {
+  const n = Math.max(1, Math.floor(maxCount));
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = sizeOf(item);
+    if (current.length > 0 && (current.length >= n || bytes + size > maxBytes)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) out.push(current);
   return out;
 }
 

@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from '@gw/platform';
 import type { BusMessage, SubscribeOptions, Subscription } from '../port';
-import { Backoff, chunk, sleep, withTimeout } from '../internal/async';
+import { Backoff, chunkWithin, sleep, withTimeout } from '../internal/async';
 
 export const DEFAULT_MAX_BATCH = 500;
 
@@ -27,8 +27,9 @@ export async function runSubscription<T>(
 
   const eachBatch = async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) => {
     const { topic, partition } = batch;
+    const sizes = new Map(batch.messages.map((m) => [m.offset, m.value?.length ?? 0]));
     const messages = batch.messages.flatMap((m) => decode<T>(topic, partition, m, log));
-    for (const part of chunk(messages, maxBatch)) {
+    for (const part of chunkWithin(messages, maxBatch, opts.maxBatchBytes ?? Infinity, (m) => sizes.get(m.offset) ?? 0)) {
       if (!isRunning() || isStale() || stopping.signal.aborted) return;
       // kafkajs heartbeats only between batches; a handler slower than the session timeout would otherwise
       // be dropped from the group and its batch handed to another member while it is still running.

@@ -43,11 +43,19 @@ export class EmbeddedLogs implements NativeAppendLogs {
     }, `append ${log}`);
   }
 
-  async read(log: string, after: number, limit: number): Promise<LogEntry[]> {
+  async read(log: string, after: number, limit: number, maxChars = Infinity): Promise<LogEntry[]> {
     const table = this.table(log);
     const rows = this.db.statement(`SELECT seq, key, value, published_at FROM ${table} WHERE seq > ? ORDER BY seq LIMIT ?`)
-      .all(after, limit) as { seq: number; key: string; value: string; published_at: number }[];
-    return rows.map((r) => ({ seq: r.seq, key: r.key, value: r.value, publishedAt: r.published_at }));
+      .iterate(after, limit) as Iterable<{ seq: number; key: string; value: string; published_at: number }>;
+    const entries: LogEntry[] = [];
+    let chars = 0;
+    // Row by row, so entries past the budget are never read into memory (at most the one that crosses it).
+    for (const r of rows) {
+      chars += r.value.length;
+      if (entries.length > 0 && chars > maxChars) break;
+      entries.push({ seq: r.seq, key: r.key, value: r.value, publishedAt: r.published_at });
+    }
+    return entries;
   }
 
   async mark(log: string): Promise<LogMark | null> {
