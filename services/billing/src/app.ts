@@ -16,7 +16,7 @@ import { SpendHolds } from './spend-holds';
 import { startUsageConsumer, USAGE_CONSUMER_GROUP } from './usage-consumer';
 import { ensureUsageStatsIndexes, pruneCountedPostings, usageStatsCollection } from './stats/usage-stats';
 import { createFailedCallsHandler, ensureFailedCallIndexes, failedCallsCollection, sweepFailedCalls } from './stats/failed-calls';
-import { CallArchive } from './archive/call-archive';
+import { ARCHIVE_BATCH, CallArchive } from './archive/call-archive';
 import { FinishedPostings } from './finished-postings';
 
 export const ARCHIVE_CONSUMER_GROUP = 'billing-archive';
@@ -83,7 +83,8 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     const archive = new CallArchive(store, blobs, { retentionDays: config.ARCHIVE_RETENTION_DAYS }, logger, now);
     await archive.ensureIndexes();
     const archiveConsumer = background('archive-consumer', subscribeInBackground(bus, {
-      topics: [TOPICS.archive], group: ARCHIVE_CONSUMER_GROUP, maxBatch: 64, fetchWaitMs: config.USAGE_BATCH_WAIT_MS, handleBatch: (messages) => archive.handleBatch(messages),
+      topics: [TOPICS.archive], group: ARCHIVE_CONSUMER_GROUP, ...ARCHIVE_BATCH, fetchWaitMs: config.USAGE_BATCH_WAIT_MS,
+      handleBatch: (messages) => archive.handleBatch(messages),
     }, logger));
     health.addCheck('archive-consumer', async () => archiveConsumer.joined(), 'degraded');
     // Calls that failed without usage: counted in the statistics, a batch at a time.

@@ -60,6 +60,12 @@ export interface ArchivedCallView {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * What one batch of the archive consumer takes: most of its cost is per batch (a read, a segment file, one
+ * insert of the documents), so up to 256 records; and at most 4 MiB of them, since one record can carry bodies
+ * of up to the archive's body limit each (a batch of the largest is then a few records, not 256).
+ */
+export const ARCHIVE_BATCH = { maxBatch: 256, maxBatchBytes: 4 * 1024 * 1024 } as const;
 /** Blob writes or deletes one batch or sweep runs at once. */
 const BLOB_CONCURRENCY = 8;
 /** Archives one sweep removes at most; the next sweep goes on. */
