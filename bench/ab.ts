@@ -33,7 +33,7 @@ import { pooled, ratioSummary, type Pooled, type RatioSummary, type Slice } from
 import { startBenchGateway, type BenchGateway } from './lib/gateway';
 import { HOST, getStatus, postJson, waitFor } from './lib/net';
 import { envOption, intOption } from './lib/options';
-import { TICKS_PER_S, cpuTicks, mainThreadTicks, percentile, round, settle, threadTicksByName, threadTicksDelta } from './lib/stats';
+import { cpuTicks, mainThreadTicks, microsPerCall, percentile, round, settle, threadTicksByName, threadTicksDelta } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance, type BillingCheck } from './lib/billing';
 import { fmt, formatTable } from './lib/report';
 import { writeResultFile } from './lib/results';
@@ -219,8 +219,7 @@ async function main(): Promise<number> {
       await settle(pid(side));
       const [ticks1, main1] = [cpuTicks(pid(side)), mainThreadTicks(pid(side))];
       const billingTicks = threadTicksDelta(threads0, threadTicksByName(pid(side)))?.billing;
-      const perCallOf = (ticks: number | null | undefined) => (ticks !== null && ticks !== undefined && s.answered > 0 ? round((ticks / TICKS_PER_S / s.answered) * 1e6, 1) : null);
-      const perCall = (a: number | null, b: number | null) => perCallOf(a !== null && b !== null ? b - a : null);
+      const perCall = (a: number | null, b: number | null) => microsPerCall(a !== null && b !== null ? b - a : null, s.answered, 1);
       answered[side] += s.answered;
       unanswered[side] += s.unanswered;
       if (s.failed > 0) warn(`WARNING: ${side} x${connections}: ${s.failed} failed (${JSON.stringify(s.statusCodes)})`);
@@ -228,7 +227,7 @@ async function main(): Promise<number> {
       return {
         generation: g, pair, rps: Math.round(s.answered / s.durationS), p50_ms: round(percentile(lat, 50), 3), answered: s.answered, failed: s.failed,
         cpu_us_per_call: perCall(ticks0, ticks1), main_thread_us_per_call: perCall(main0, main1),
-        billing_thread_us_per_call: perCallOf(billingTicks),
+        billing_thread_us_per_call: microsPerCall(billingTicks, s.answered, 1),
       };
     };
 

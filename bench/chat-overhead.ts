@@ -25,7 +25,7 @@ import { unaryLoad as load, type Pids, type Segment, type UnaryTarget } from './
 import { writeResultFile } from './lib/results';
 import { HOST, getStatus, postJson, waitFor } from './lib/net';
 import { envOption, intOption, roundOptions, roundValues } from './lib/options';
-import { TICKS_PER_S, percentile, round, settle } from './lib/stats';
+import { TICKS_PER_S, microsPerCall, percentile, round, settle } from './lib/stats';
 import { balanceReader, checkBilling, settledBalance } from './lib/billing';
 import { startPortkey, PORTKEY_VERSION, type Portkey } from './lib/portkey';
 import { startPassthrough, type Passthrough } from './lib/passthrough';
@@ -163,7 +163,7 @@ function perCallByThread(segs: Segment[], calls: number): Record<string, number 
   const ticks: Record<string, number> = {};
   for (const s of segs) for (const [name, t] of Object.entries(s.threadTicks!)) ticks[name] = (ticks[name] ?? 0) + t;
   return Object.fromEntries(Object.entries(ticks).filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1])
-    .map(([name, t]) => [name, round((t / TICKS_PER_S / calls) * 1e6, 0)]));
+    .map(([name, t]) => [name, microsPerCall(t, calls)]));
 }
 
 // ---------------------------------------------------------------------------------------------- main

@@ -59,17 +59,9 @@ process.on('exit', () => {
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
 
-function spawnNode(script: string, argv: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'), script, ...argv], {
-    cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-function spawnCompiled(entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[]): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlags, entry], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** A node child of this soak (killed with it), with an IPC channel: `args` are node's, script and its arguments included. */
+function spawnChild(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -98,12 +90,12 @@ async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
   const t0 = performance.now();
   // Compiled, as scripts/start.sh runs it. --expose-gc: memory is sampled after a full collection, so it shows what
   // is live, not garbage not yet collected. The soak-gateway stops itself when this process goes away.
-  const child = spawnCompiled(entry, {
+  const child = spawnChild(['--expose-gc', ...args['gateway-node-flags'].split(/\s+/).filter(Boolean), entry], {
     ...env,
     ...ports,
     ...(args['memory-trace'] ? { SOAK_MEMORY_TRACE: path.resolve(args['memory-trace']) } : {}),
     ...(args['allocation-profile'] ? { SOAK_ALLOCATION_PROFILE: path.resolve(args['allocation-profile']), SOAK_ALLOCATION_WINDOW: args['allocation-window'] } : {}),
-  }, ['--expose-gc', ...args['gateway-node-flags'].split(/\s+/).filter(Boolean)]);
+  });
   const ready = await new Promise<{ edgePort: number; startupMs: number }>((resolve, reject) => {
     child.on('message', (m: { type?: string; edgePort: number; startupMs: number }) => m.type === 'ready' && resolve(m));
     child.once('exit', (code) => reject(new Error(`gateway exited (code ${code}) before it was ready`)));
@@ -155,7 +147,8 @@ async function main(): Promise<void> {
     SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_soak', credit_usd: '1000000', management_key: key }]),
     CATALOG_FILE: writeCatalog(tempDir, simPort), SIMULATOR_API_KEY: SIMULATOR_KEY,
   };
-  const simulator = spawnNode(path.join(ROOT, 'packages/simulators/src/main.ts'), ['--port', String(simPort), '--host', HOST], env);
+  const simulator = spawnChild(['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
+    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], env);
   let gw = await startGateway(env);
   const base = `http://${HOST}:${gw.edgePort}`;
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

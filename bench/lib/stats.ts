@@ -13,6 +13,11 @@ export function mainThreadTicks(pid: number | undefined): number | null {
   return pid === undefined ? null : ticksOf(`/proc/${pid}/task/${pid}/stat`);
 }
 
+/** CPU microseconds per call of `ticks` over `calls`; null when either is unknown or there were no calls. */
+export function microsPerCall(ticks: number | null | undefined, calls: number, digits = 0): number | null {
+  return ticks === null || ticks === undefined || calls <= 0 ? null : round((ticks / TICKS_PER_S / calls) * 1e6, digits);
+}
+
 /**
  * CPU ticks of a process's threads summed by thread name: `MainThread` (the event loop), each named worker
  * (`billing`, `wal-checkpoint`), `V8Worker` (the garbage collector's and compiler's helpers), `libuv-worker` (file
