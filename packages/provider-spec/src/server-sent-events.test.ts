@@ -31,7 +31,8 @@ describe('readServerSentEvents', () => {
     { name: 'field without colon has empty value', body: 'data\n\n', events: [{ data: '' }] },
     { name: 'event without data is not dispatched', body: 'event: ping\n\ndata: y\n\n', events: [{ data: 'y' }] },
     { name: 'event type does not leak into the next event', body: 'event: a\ndata: 1\n\ndata: 2\n\n', events: [{ event: 'a', data: '1' }, { data: '2' }] },
-    { name: 'retry accepts only digits', body: 'retry: 1500\ndata: r\n\nretry: 1x\ndata: s\n\n', events: [{ retry: 1500, data: 'r' }, { data: 's' }] },
+    { name: 'retry fields are dropped', body: 'retry: 1500\ndata: r\n\nretry: 1x\ndata: s\n\n', events: [{ data: 'r' }, { data: 's' }] },
+    { name: 'a final bare CR ends the last event', body: 'data: a\r\rdata: b\n\r', events: [{ data: 'a' }, { data: 'b' }] },
     { name: 'unknown fields are ignored', body: 'foo: bar\ndata: z\n\n', events: [{ data: 'z' }] },
     { name: 'unterminated final event is discarded', body: 'data: done\n\ndata: partial\n', events: [{ data: 'done' }] },
     { name: 'leading BOM is stripped', body: '\uFEFFdata: bom\n\n', events: [{ data: 'bom' }] },
@@ -53,6 +54,21 @@ describe('readServerSentEvents', () => {
 
   it('treats CR then LF split across chunks as one line ending', async () => {
     expect(await collect(['data: a\r', '\n\r', '\ndata: b\r\n', '\r\n'])).toEqual([{ data: 'a' }, { data: 'b' }]);
+  });
+
+  it('yields an event as soon as its chunk is in, before the body goes on', async () => {
+    let endBody = () => {};
+    const bodyEnded = new Promise<void>((resolve) => { endBody = resolve; });
+    async function* slowBody(): AsyncGenerator<Uint8Array> {
+      yield new TextEncoder().encode('data: first\n\n');
+      await bodyEnded;
+      yield new TextEncoder().encode('data: second\n\n');
+    }
+    const events = readServerSentEvents(slowBody());
+    expect((await events.next()).value).toEqual({ data: 'first' });
+    endBody();
+    expect((await events.next()).value).toEqual({ data: 'second' });
+    expect((await events.next()).done).toBe(true);
   });
 
   it('yields nothing for an empty body', async () => {

@@ -1,5 +1,5 @@
 import {
-  ServerSentEventParser, type ImageRequest, type ImageResult, type ImageStreamEvent, type MediaCapabilities, type MediaProvider, type MediaTarget,
+  readServerSentEvents, type ImageRequest, type ImageResult, type ImageStreamEvent, type MediaCapabilities, type MediaProvider, type MediaTarget,
   type NativeMediaAnswer, type NativeMediaCall, type SpeechAudio, type SpeechRequest, type Transcription, type TranscriptionRequest, type TranscriptionStreamEvent,
 } from '@gw/provider-spec';
 import { Deadline } from '../http/deadline';
@@ -163,15 +163,16 @@ function lowerCased(headers: Record<string, string> | undefined): Record<string,
 
 /** The `data` of each event of an SSE body; the deadline's timer stops once the first bytes arrived (the stream may run long). */
 async function* sseData(res: Response, deadline: Deadline): AsyncGenerator<string> {
-  const parser = new ServerSentEventParser();
-  const decoder = new TextDecoder();
-  try {
+  async function* chunks(): AsyncGenerator<Uint8Array> {
     for await (const chunk of res.body ?? []) {
       deadline.stopTimer();
-      for (const event of parser.push(decoder.decode(chunk as Uint8Array, { stream: true }))) {
-        if (event.data === '[DONE]') return;
-        yield event.data;
-      }
+      yield chunk as Uint8Array;
+    }
+  }
+  try {
+    for await (const event of readServerSentEvents(chunks())) {
+      if (event.data === '[DONE]') return;
+      yield event.data;
     }
   } catch (err) {
     throw mapTransportError(err, deadline);
