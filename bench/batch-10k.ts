@@ -1,6 +1,6 @@
 /**
  * A 10,000-line batch on the single-machine mode: the whole gateway in one process (`startLocalStack`,
- * embedded engines) and the OpenAI-format simulator in another. Uploads the JSONL file through the edge,
+ * embedded engines, compiled as scripts/start.sh runs it) and the OpenAI-format simulator in another. Uploads the JSONL file through the edge,
  * creates the batch (platform execution: every line through the inference gRPC API), polls it to `completed`
  * and reports the time, lines per second and the gateway's RSS (sampled every second, /proc), then checks
  * that the balance fell by exactly the batch's `usage_billing.charged_cost`. Writes
@@ -9,28 +9,22 @@
  *   node --import tsx bench/batch-10k.ts [--lines 10000] [--concurrency 32]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { usdToMicros } from '@gw/platform';
+import { compiledGateway } from './lib/build';
 import { cleanup, installExitHandlers, logTails, ROOT, setTempDir, startChild } from './lib/children';
 import { writeResultFile } from './lib/results';
 import { freePorts, HOST, sleep, waitFor } from './lib/net';
+import { rssMb } from './lib/proc';
+import { servicePorts } from './lib/soak-stacks';
 import { gitRevision, PUBLIC_MODEL, writeCatalog } from './lib/setup';
 
 const { values: args } = parseArgs({ options: { lines: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '32' } } });
 const LINES = Number(args.lines);
 const CONCURRENCY = Number(args.concurrency);
-
-function rssMb(pid: number): number | null {
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Math.round(Number(kb) / 102.4) / 10 : null;
-  } catch {
-    return null;
-  }
-}
 
 async function main(): Promise<void> {
   installExitHandlers();
@@ -38,23 +32,19 @@ async function main(): Promise<void> {
   setTempDir(tempDir);
   const dataDir = path.join(tempDir, 'data');
   mkdirSync(dataDir);
-  const [sim, edge, edgeAdmin, keysHttp, keysGrpc, billingHttp, billingGrpc, inferenceHttp, inferenceGrpc, batchHttp, webhooksHttp] = await freePorts(11);
+  const [[sim], ports, gatewayEntry] = await Promise.all([freePorts(1), servicePorts(), compiledGateway(ROOT, tempDir)]);
   const key = `sk-gw-v1-${randomBytes(24).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', NODE_ENV: 'production', DATA_DIR: dataDir, BENCH_TEMP_DIR: tempDir,
     SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_bench', credit_usd: '1000000', management_key: key }]),
-    CATALOG_FILE: writeCatalog(tempDir, sim), SIMULATOR_API_KEY: 'bench-simulator-key',
-    EDGE_PORT: String(edge), EDGE_ADMIN_PORT: String(edgeAdmin), KEYS_HTTP_PORT: String(keysHttp), KEYS_GRPC_PORT: String(keysGrpc),
-    BILLING_HTTP_PORT: String(billingHttp), BILLING_GRPC_PORT: String(billingGrpc), INFERENCE_HTTP_PORT: String(inferenceHttp),
-    INFERENCE_GRPC_PORT: String(inferenceGrpc), BATCH_HTTP_PORT: String(batchHttp), WEBHOOKS_HTTP_PORT: String(webhooksHttp),
-    KEYS_GRPC_ADDR: `${HOST}:${keysGrpc}`, BILLING_GRPC_ADDR: `${HOST}:${billingGrpc}`, INFERENCE_GRPC_ADDR: `${HOST}:${inferenceGrpc}`,
-    KEYS_HTTP_URL: `http://${HOST}:${keysHttp}`, BILLING_HTTP_URL: `http://${HOST}:${billingHttp}`, INFERENCE_HTTP_URL: `http://${HOST}:${inferenceHttp}`,
-    BATCH_HTTP_URL: `http://${HOST}:${batchHttp}`, WEBHOOKS_HTTP_URL: `http://${HOST}:${webhooksHttp}`,
+    CATALOG_FILE: writeCatalog(tempDir, sim!), SIMULATOR_API_KEY: 'bench-simulator-key',
+    ...ports,
     BATCH_LINE_CONCURRENCY: String(CONCURRENCY), BATCH_ACCOUNT_CONCURRENCY: String(CONCURRENCY), FILE_MAX_LINES: String(Math.max(LINES, 50_000)),
   };
-  const exitWithParent = ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts')];
-  const simulator = startChild('simulator', [...exitWithParent, path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(sim), '--host', HOST], env, true);
-  const gateway = startChild('gateway', [...exitWithParent, path.join(ROOT, 'bench/gateway-process.ts')], env, true);
+  const simulator = startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
+    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(sim), '--host', HOST], env, true);
+  const gateway = startChild('gateway', [gatewayEntry], env, true);
+  const edge = ports.EDGE_PORT;
   const base = `http://${HOST}:${edge}/v1`;
   const auth = { authorization: `Bearer ${key}` };
   const getJson = async (p: string) => (await (await fetch(`${base}${p}`, { headers: auth })).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     CATALOG_FILE: writeCatalog(tempDir, simPort), SIMULATOR_API_KEY: SIMULATOR_KEY,
   };
   startChild('simulator', [...PRELOAD, path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], env, true);
-  const stack = await startSoakStack(MODE, env);
+  const stack = await startSoakStack(MODE, env, tempDir);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   await waitFor('a first answered chat call', async () => (await postJson(`${stack.edgeOrigin}/v1/chat/completions`, headers, chatBody(PUBLIC_MODEL))).status === 200, 60_000, stack.children);
   say(`soak-steady: ${MODE}, ${DURATION_S} s at ${RATE} calls/s (${Math.round(STREAM_SHARE * 100)}% streaming), sampling every ${SAMPLE_S} s; pids ${JSON.stringify(stack.pids)}`);

@@ -21,7 +21,7 @@ import { Pool, request } from 'undici';
 import { deploymentPrice, listCostMicros, tokenCounts } from '@gw/catalog';
 import { usdToMicros } from '@gw/platform';
 import { ROOT } from './lib/children';
-import { compiledGateway } from './lib/gateway';
+import { compiledGateway } from './lib/build';
 import { servicePorts } from './lib/soak-stacks';
 import { writeResultFile } from './lib/results';
 import { freePorts, HOST, sleep } from './lib/net';

@@ -2,10 +2,9 @@
  * The gateway under test: `bench/gateway-process.ts` of a checkout, every service on a free port, with embedded
  * engines, compiled to JavaScript first as scripts/start.sh runs it (deploy/docker/build-service.sh gateway).
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
+import { compiledGateway } from './build';
 import { ROOT, alive, forgetChild, startChild, type Child } from './children';
 import { HOST, getStatus, waitFor } from './net';
 import { servicePorts } from './soak-stacks';
@@ -70,27 +69,4 @@ export async function startBenchGateway(o: GatewayOptions): Promise<BenchGateway
       forgetChild(candidate);
     }
   }
-}
-
-const builds = new Map<string, Promise<string>>();
-
-/**
- * The checkout at `root` compiled by this checkout's build script (an older checkout's may not know the target),
- * with a benchmark's entry file beside it (`bench/gateway-process.ts` unless given); once per checkout, entry and
- * run. Resolves to the compiled entry.
- */
-export function compiledGateway(root: string, tempDir: string, entry = 'bench/gateway-process.ts'): Promise<string> {
-  const key = `${root}\0${entry}`;
-  let build = builds.get(key);
-  if (!build) {
-    const out = path.join(tempDir, `gateway-build-${builds.size + 1}`);
-    process.stdout.write(`compiling the gateway of ${root} (with ${entry}) into ${out}\n`);
-    build = promisify(execFile)('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), 'gateway', out, entry], {
-      env: { ...process.env, GW_BUILD_ROOT: root }, maxBuffer: 16 * 1024 * 1024,
-    }).then(() => path.join(out, entry.replace(/\.ts$/, '.js')), (err: { stderr?: string; message: string }) => {
-      throw new Error(`compiling the gateway of ${root} failed: ${err.stderr || err.message}`);
-    });
-    builds.set(key, build);
-  }
-  return build;
 }
