@@ -23,8 +23,9 @@ export function compiledBuild(root: string, tempDir: string, target: string, ent
     process.stdout.write(`compiling ${target} of ${root}${entries.length ? ` (with ${entries.join(', ')})` : ''} into ${out}\n`);
     build = promisify(execFile)('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), target, out, ...entries], {
       env: { ...process.env, GW_BUILD_ROOT: root }, maxBuffer: 16 * 1024 * 1024,
-    }).then(() => out, (err: { stderr?: string; message: string }) => {
-      throw new Error(`compiling ${target} of ${root} failed: ${err.stderr || err.message}`);
+    }).then(() => out, (err: { stdout?: string; stderr?: string; message: string }) => {
+      // tsc reports type errors on stdout.
+      throw new Error(`compiling ${target} of ${root} failed: ${[err.stderr, err.stdout].filter(Boolean).join('\n') || err.message}`);
     });
     builds.set(key, build);
   }
