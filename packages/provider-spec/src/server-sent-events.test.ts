@@ -1,13 +1,13 @@
-import { readServerSentEvents, type ServerSentEvent } from './server-sent-events';
+import { readServerSentEvents, ServerSentEventTooLargeError, type ServerSentEvent } from './server-sent-events';
 
 async function* chunksOf(parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
   for (const part of parts) yield typeof part === 'string' ? encoder.encode(part) : part;
 }
 
-async function collect(parts: Array<string | Uint8Array>): Promise<ServerSentEvent[]> {
+async function collect(parts: Array<string | Uint8Array>, maxEventBytes?: number): Promise<ServerSentEvent[]> {
   const events: ServerSentEvent[] = [];
-  for await (const event of readServerSentEvents(chunksOf(parts))) events.push(event);
+  for await (const event of readServerSentEvents(chunksOf(parts), maxEventBytes)) events.push(event);
   return events;
 }
 
@@ -69,6 +69,18 @@ describe('readServerSentEvents', () => {
     endBody();
     expect((await events.next()).value).toEqual({ data: 'second' });
     expect((await events.next()).done).toBe(true);
+  });
+
+  it('stops a body whose event does not end within the bound', async () => {
+    const endless = ['data: ', ...Array.from({ length: 10 }, () => 'x'.repeat(1000))];
+    const read = collect(endless, 5000);
+    await expect(read).rejects.toBeInstanceOf(ServerSentEventTooLargeError);
+    await expect(read).rejects.toThrow('An event of the stream went past 5000 bytes');
+  });
+
+  it('bounds each event, not the body: many events over the bound in all pass', async () => {
+    const events = Array.from({ length: 50 }, (_, i) => `data: ${'y'.repeat(900)}${i}\n\n`);
+    expect(await collect(events, 5000)).toHaveLength(50);
   });
 
   it('yields nothing for an empty body', async () => {

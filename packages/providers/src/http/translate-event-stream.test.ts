@@ -1,6 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
+import { UpstreamError } from '@gw/platform';
+import { isRetryableUpstreamError, MAX_EVENT_BYTES } from '@gw/provider-spec';
 import { Deadline } from './deadline';
 import { translateEventStream } from './translate-event-stream';
 
@@ -67,5 +69,50 @@ describe('translateEventStream', () => {
     expect(settled).toBe(false);
     held.shift()!.end();
     expect(await items).toEqual(['one', 'two', 'closing']);
+  });
+});
+
+describe('translateEventStream against a provider whose event never ends', () => {
+  let server: Server;
+  let pool: Pool;
+  let bytesSent = 0;
+
+  beforeAll(async () => {
+    const piece = 'x'.repeat(1024 * 1024);
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: ');
+      // 64 MiB in all, twice the bound, unless the reader stops first and the socket closes.
+      let pieces = 0;
+      const more = () => {
+        while (pieces < 64 && !res.destroyed) {
+          pieces += 1;
+          bytesSent += piece.length;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { connections: 1 });
+  });
+  afterAll(async () => {
+    await pool.close();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('ends the stream with a typed upstream error at the bound, without reading the rest', async () => {
+    const res = await pool.request({ method: 'GET', path: '/' });
+    const items = translateEventStream(res, new Deadline(30_000), (event) => [event.data], () => []);
+    const failure = await (async () => {
+      for await (const _ of items) { /* no event ever ends */ }
+      return null;
+    })().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ status: 502, message: `The provider sent a stream event over ${MAX_EVENT_BYTES} bytes` });
+    expect(isRetryableUpstreamError(failure)).toBe(false);
+    expect(res.body.destroyed).toBe(true);
+    expect(bytesSent).toBeLessThan(64 * 1024 * 1024);
   });
 });

@@ -8,7 +8,7 @@ import {
   TimeoutError,
   UpstreamError,
 } from '@gw/platform';
-import { markRetryable, type RetryableTag } from '@gw/provider-spec';
+import { markRetryable, ServerSentEventTooLargeError, type RetryableTag } from '@gw/provider-spec';
 import type { Deadline } from './deadline';
 import { retryAfterSeconds } from './retry-after';
 
@@ -61,10 +61,12 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 
 /**
  * Maps a failure while talking to the upstream: typed errors pass through, the caller's cancellation is
- * rethrown as the caller's reason, deadlines become TimeoutError, anything else is a connection failure.
+ * rethrown as the caller's reason, deadlines become TimeoutError, a stream event past its bound is an oversized
+ * answer, anything else is a connection failure.
  */
 export function mapTransportError(err: unknown, deadline: Deadline): Error {
   if (err instanceof GatewayError) return err;
+  if (err instanceof ServerSentEventTooLargeError) return oversizedUpstreamError('stream event', err.limitBytes);
   if (deadline.timedOut || TIMEOUT_CODES.has(errorCode(err))) {
     return markRetryable(new TimeoutError(`The provider did not answer within ${deadline.timeoutMs} ms`), true);
   }
@@ -86,6 +88,11 @@ export function batchCallErrors(mapError: (status: number, headers: IncomingHttp
 
 export function malformedUpstreamError(what: string): TaggedError {
   return markRetryable(new UpstreamError(`The provider sent a malformed ${what}`), false);
+}
+
+/** An answer (or one event of a stream) over what the gateway reads of one: refused, never read on. */
+export function oversizedUpstreamError(what: string, limitBytes: number): TaggedError {
+  return markRetryable(new UpstreamError(`The provider sent a ${what} over ${limitBytes} bytes`), false);
 }
 
 /** A stream whose body ended before the `what` (answer, response) was finished: a failed call, not a short answer. */

@@ -1,6 +1,12 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { malformedUpstreamError } from './upstream-errors';
+import { malformedUpstreamError, oversizedUpstreamError } from './upstream-errors';
+
+/**
+ * The most of a 2xx JSON answer the gateway reads: ten of the largest images as base64, or a long answer with
+ * every token's log probabilities, fit; a provider that sends more cannot take the gateway's memory with it.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** JSON text from the upstream; anything else is a malformed `what` (e.g. `response`, `stream event`). */
 export function parseUpstreamJson(text: string, what: string): unknown {
@@ -18,10 +24,39 @@ export function checkUpstreamShape<S extends z.ZodType>(json: unknown, schema: S
   return parsed.data;
 }
 
+/**
+ * A body's text, at most `maxBytes` of it; past that the body is dropped and the answer refused. A declared
+ * length is checked before anything is read (the client holds the body to it); a body without one is counted as
+ * it arrives.
+ */
+export async function readBoundedText(body: AsyncIterable<Uint8Array> & { text(): Promise<string> }, declaredLength: string | null | undefined,
+  maxBytes: number, what: string): Promise<string> {
+  const declared = declaredLength === null || declaredLength === undefined ? NaN : Number(declaredLength);
+  if (Number.isFinite(declared)) {
+    if (declared <= maxBytes) return body.text();
+    // Leaving the loop at once drops the body (undici destroys it, fetch cancels it).
+    for await (const _ of body) break;
+    throw oversizedUpstreamError(what, maxBytes);
+  }
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of body) {
+    size += part.length;
+    if (size > maxBytes) break;
+    parts.push(part);
+  }
+  if (size > maxBytes) throw oversizedUpstreamError(what, maxBytes);
+  return Buffer.concat(parts).toString('utf8');
+}
+
 /** The body of a 2xx answer: its JSON as sent, and that JSON read through `schema`. */
-export async function readJsonAnswer<S extends z.ZodType>(res: Dispatcher.ResponseData, schema: S): Promise<{ json: unknown; data: z.output<S> }> {
-  const json = parseUpstreamJson(await res.body.text(), 'response');
+export async function readJsonAnswer<S extends z.ZodType>(res: Dispatcher.ResponseData, schema: S, maxBytes = MAX_ANSWER_BYTES): Promise<{ json: unknown; data: z.output<S> }> {
+  const json = parseUpstreamJson(await readBoundedText(res.body, headerValue(res.headers['content-length']), maxBytes, 'response'), 'response');
   return { json, data: checkUpstreamShape(json, schema, 'response') };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

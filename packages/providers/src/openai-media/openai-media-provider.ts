@@ -4,7 +4,8 @@ import {
 } from '@gw/provider-spec';
 import { Deadline } from '../http/deadline';
 import { mapTransportError } from '../http/upstream-errors';
-import { checkUpstreamShape, parseUpstreamJson } from '../http/upstream-json';
+import { readCappedText } from '../http/read-capped-text';
+import { checkUpstreamShape, MAX_ANSWER_BYTES, parseUpstreamJson, readBoundedText } from '../http/upstream-json';
 import { mapOpenAIHttpError } from '../openai-compatible/openai-error';
 import {
   fromOpenAITranscription, OPENAI_SPEECH_FIELDS, OPENAI_SPEECH_FORMATS, OPENAI_TRANSCRIPTION_FIELDS, OPENAI_TRANSCRIPTION_FORMATS,
@@ -37,7 +38,7 @@ export class OpenAIMediaProvider implements MediaProvider {
   async images(req: ImageRequest, target: MediaTarget, signal?: AbortSignal): Promise<ImageResult> {
     const { res, deadline } = await this.send(target, imageEndpoint(req), imageBody(req, target, false), signal);
     try {
-      const data = checkUpstreamShape(parseUpstreamJson(await res.text(), 'response'), openAIImagesResponseSchema, 'response');
+      const data = checkUpstreamShape(parseUpstreamJson(await answerText(res), 'response'), openAIImagesResponseSchema, 'response');
       return fromOpenAIImages(data, outputFormatOf(req), requestIdOf(res, `img-${data.created}`), target.providerModel);
     } catch (err) {
       throw mapTransportError(err, deadline);
@@ -70,7 +71,7 @@ export class OpenAIMediaProvider implements MediaProvider {
   async transcribe(req: TranscriptionRequest, target: MediaTarget, signal?: AbortSignal): Promise<Transcription> {
     const { res, deadline } = await this.send(target, '/audio/transcriptions', toOpenAITranscriptionForm(req, target.providerModel, false), signal);
     try {
-      const text = await res.text();
+      const text = await answerText(res);
       const id = requestIdOf(res, `tr-${Date.now()}`);
       // text, srt and vtt answer the transcript itself, not JSON.
       if (!['json', 'verbose_json'].includes(req.responseFormat)) return { text, usage: {}, servedModel: target.providerModel, providerResponseId: id };
@@ -114,7 +115,7 @@ export class OpenAIMediaProvider implements MediaProvider {
       return { type: 'audio', audio: await audioOf(res, deadline, SPEECH_CONTENT_TYPES[format] ?? 'application/octet-stream') };
     }
     try {
-      const body = parseUpstreamJson(await res.text(), 'response');
+      const body = parseUpstreamJson(await answerText(res), 'response');
       return { type: 'json', body, providerResponseId: requestIdOf(res, `img-${Date.now()}`) };
     } catch (err) {
       throw mapTransportError(err, deadline);
@@ -132,7 +133,7 @@ export class OpenAIMediaProvider implements MediaProvider {
       if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
       const res = await fetch(`${target.baseUrl.replace(/\/+$/, '')}${endpoint}`, { method: 'POST', headers, body, signal: deadline.signal });
       if (res.ok) return { res, deadline };
-      const text = (await res.text()).slice(0, MAX_ERROR_BODY_BYTES);
+      const text = await readCappedText(bodyOf(res), MAX_ERROR_BODY_BYTES);
       throw mapOpenAIHttpError(res.status, Object.fromEntries(res.headers), text);
     } catch (err) {
       deadline.dispose();
@@ -151,6 +152,21 @@ function imageBody(req: ImageRequest, target: MediaTarget, stream: boolean): str
 
 function outputFormatOf(req: ImageRequest): string {
   return typeof req.params.output_format === 'string' ? req.params.output_format : 'png';
+}
+
+/** A fetch answer's body as the bounded readers take one (leaving their loop early cancels it). */
+function bodyOf(res: Response): AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void } {
+  const stream = res.body;
+  return {
+    [Symbol.asyncIterator]: () => (stream ?? (async function* () {})())[Symbol.asyncIterator](),
+    text: () => res.text(),
+    destroy: () => {},
+  };
+}
+
+/** A 2xx answer's text, refused past `MAX_ANSWER_BYTES`. */
+function answerText(res: Response): Promise<string> {
+  return readBoundedText(bodyOf(res), res.headers.get('content-length'), MAX_ANSWER_BYTES, 'response');
 }
 
 function requestIdOf(res: Response, fallback: string): string {
