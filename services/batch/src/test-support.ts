@@ -159,8 +159,11 @@ export class BatchTestStack {
     }
     const res = await fetch(`${base}${path}`, { method, headers, body });
     const text = await res.text();
+    // A file's content stays text even when it is one JSON line.
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { /* raw content */ }
+    if (res.headers.get('content-type')?.startsWith('application/json')) {
+      try { parsed = JSON.parse(text); } catch { /* raw content */ }
+    }
     return { status: res.status, body: parsed as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
   }
 

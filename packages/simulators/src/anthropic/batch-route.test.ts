@@ -56,6 +56,18 @@ describe('Anthropic simulator: message batches', () => {
     expect((await results(created.id)).slice(2)).toEqual([{ ...recorded.expiredLine, custom_id: 'c' }, { ...recorded.expiredLine, custom_id: 'd' }]);
   });
 
+  it('cuts short the results line of a sim-broken-result request (counted succeeded): the file is damaged, not the run', async () => {
+    const created = await jsonOf(await create([request('a', 'one'), request('b', 'sim-broken-result please'), request('c', 'three')]));
+    await poll(created.id);
+    expect(await poll(created.id)).toMatchObject({ processing_status: 'ended', request_counts: { succeeded: 3 } });
+    const text = await (await fetch(`${sim.baseUrl}/messages/batches/${created.id}/results`, { headers: HEADERS })).text();
+    const lines = text.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(() => JSON.parse(lines[1]!)).toThrow();
+    expect(lines[1]!.startsWith('{"custom_id":"b"')).toBe(true);
+    expect(JSON.parse(lines[2]!)).toMatchObject({ custom_id: 'c', result: { type: 'succeeded' } });
+  });
+
   it.each([
     ['no requests', []],
     ['a custom_id Anthropic refuses', [request('not ok!', 'x')]],

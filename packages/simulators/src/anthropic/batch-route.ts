@@ -1,6 +1,6 @@
 import type * as http from 'node:http';
 import { SNAPSHOT_SUFFIX } from '../http-kit';
-import { batchModeOf, lineErrorStatus, linesRunBeforeExpiry, type BatchMode } from '../batch-knobs';
+import { asksForBrokenResult, batchModeOf, brokenResultLine, lineErrorStatus, linesRunBeforeExpiry, type BatchMode } from '../batch-knobs';
 import { anthropicErrorBody, messageBody, simulatedErrorBody } from './anthropic-wire';
 import { simulateMessage, type MessagesBody } from './simulated-message';
 
@@ -26,7 +26,8 @@ interface SimMessageBatch {
   status: 'in_progress' | 'canceling' | 'ended';
   mode: BatchMode;
   requests: Array<{ custom_id: string; params: MessagesBody }>;
-  results: Array<{ custom_id: string; result: Result }>;
+  /** Results lines: objects, or the text of a line cut short (`sim-broken-result`). */
+  results: Array<{ custom_id: string; result: Result } | string>;
   polls: number;
   createdAt: Date;
   endedAt: Date | null;
@@ -42,7 +43,8 @@ export function createAnthropicBatchRoutes(send: SendAnthropicJson) {
   const invalid = (res: http.ServerResponse, message: string) => send(res, 400, anthropicErrorBody('invalid_request_error', message, nextId('req_sim')));
 
   function batchObject(b: SimMessageBatch, baseUrl: string) {
-    const count = (type: Result['type']) => b.results.filter((r) => r.result.type === type).length;
+    // A line cut short counts as succeeded: the provider ran it, only its line of the file is damaged.
+    const count = (type: Result['type']) => b.results.filter((r) => (typeof r === 'string' ? 'succeeded' : r.result.type) === type).length;
     return {
       id: b.id,
       type: 'message_batch',
@@ -98,6 +100,10 @@ export function createAnthropicBatchRoutes(send: SendAnthropicJson) {
       batch.results.push({ custom_id, result: { type: 'errored', error: { type: 'error', error } } });
       return;
     }
+    if (asksForBrokenResult(params.messages)) {
+      batch.results.push(brokenResultLine(custom_id));
+      return;
+    }
     const message = simulateMessage(params, { toolUseId: nextId('toolu_sim') });
     batch.results.push({ custom_id, result: { type: 'succeeded', message: messageBody({ id: nextId('msg_sim'), model: params.model + SNAPSHOT_SUFFIX }, message) } });
   }
@@ -121,7 +127,7 @@ export function createAnthropicBatchRoutes(send: SendAnthropicJson) {
 
   function results(res: http.ServerResponse, batch: SimMessageBatch): void {
     if (batch.status !== 'ended') return invalid(res, `Message batch ${batch.id} has not yet ended: its results are not available.`);
-    const text = batch.results.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const text = batch.results.map((r) => `${typeof r === 'string' ? r : JSON.stringify(r)}\n`).join('');
     res.writeHead(200, { 'content-type': 'application/binary', 'content-length': Buffer.byteLength(text), 'request-id': nextId('req_sim') });
     res.end(text);
   }

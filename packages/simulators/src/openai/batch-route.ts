@@ -1,6 +1,6 @@
 import type * as http from 'node:http';
 import { sendJson, simulatedErrorStatus, SNAPSHOT_SUFFIX } from '../http-kit';
-import { lineErrorStatus, parseJsonLines, type BatchMode, batchModeOf, linesRunBeforeExpiry } from '../batch-knobs';
+import { asksForBrokenResult, brokenResultLine, lineErrorStatus, parseJsonLines, type BatchMode, batchModeOf, linesRunBeforeExpiry } from '../batch-knobs';
 import { answeredLine, batchObject, fileObject, unrunLine, type BatchObjectFields, type SimFile } from './batch-wire';
 import { chatCompletionBody, openAIErrorBody, simulatedErrorBody } from './openai-wire';
 import { answer } from './simulated-chat';
@@ -22,7 +22,8 @@ const DAY_SECONDS = 24 * 60 * 60;
 interface SimBatch extends BatchObjectFields {
   mode: BatchMode;
   lines: Array<{ customId: string; body: Record<string, unknown> }>;
-  output: object[];
+  /** Results lines: objects, or the text of a line cut short (`sim-broken-result`). */
+  output: Array<object | string>;
   errorsOut: object[];
 }
 
@@ -117,7 +118,7 @@ export function createOpenAIBatchRoutes() {
     const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
     const result = answer(messages, { maxTokens, callId: `call_sim${id}`, json: (body.response_format as { type?: string } | undefined)?.type?.startsWith('json') });
     const completion = chatCompletionBody({ id: nextId('chatcmpl-sim'), created: now(), model: model + SNAPSHOT_SUFFIX }, result);
-    batch.output.push(answeredLine(id, customId, 200, requestId, completion));
+    batch.output.push(asksForBrokenResult(messages) ? brokenResultLine(customId) : answeredLine(id, customId, 200, requestId, completion));
     batch.request_counts.completed++;
   }
 
@@ -129,7 +130,7 @@ export function createOpenAIBatchRoutes() {
   }
 
   function writeFiles(batch: SimBatch): void {
-    const jsonl = (lines: object[]) => Buffer.from(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const jsonl = (lines: Array<object | string>) => Buffer.from(lines.map((l) => `${typeof l === 'string' ? l : JSON.stringify(l)}\n`).join(''));
     if (batch.output.length > 0) batch.output_file_id = addFile('batch_output.jsonl', 'batch_output', jsonl(batch.output)).id;
     if (batch.errorsOut.length > 0) batch.error_file_id = addFile('batch_errors.jsonl', 'batch_output', jsonl(batch.errorsOut)).id;
   }

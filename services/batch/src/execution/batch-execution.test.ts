@@ -88,6 +88,24 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('batch execution (%s store)', 
     await instance.stop();
   });
 
+  it('provider: a results file cut short ends the reading there: the lines read are answered and billed, the rest fail with the upstream error', async () => {
+    const instance = await stack.startBatch();
+    const spentBefore = await stack.spendable();
+    const created = await createBatch(instance, [
+      chatLine('r0', 'native first', NATIVE_MODEL), chatLine('r1', 'sim-broken-result here', NATIVE_MODEL), chatLine('r2', 'native last', NATIVE_MODEL),
+    ]);
+    expect(created).toMatchObject({ execution: 'provider' });
+    await waitFor('the batch completed', async () => (await get(instance, created.id)).status === 'completed');
+    const done = await get(instance, created.id);
+    expect(done).toMatchObject({ request_counts: { total: 3, completed: 1, failed: 2 } });
+    const outputs = await expectBilledOnce(instance, done, 1, spentBefore);
+    expect(outputs.map((o) => o.custom_id)).toEqual(['r0']);
+    const failed = await content(instance, done.error_file_id);
+    expect(failed.map((l) => [l.custom_id, l.error?.code]).sort()).toEqual([['r1', 'upstream_error'], ['r2', 'upstream_error']]);
+    expect((failed[0]!.error as { message?: string }).message).toBe('The provider sent a malformed batch result line');
+    await instance.stop();
+  });
+
   it('provider: an instance that stops after submitting leaves the upstream batch to the next, which finishes it without submitting again', async () => {
     // Polls rarely: the first instance submits and polls once, then is stopped while it waits.
     const first = await stack.startBatch({ BATCH_PROVIDER_POLL_MS: '60000', BATCH_SHUTDOWN_GRACE_MS: '0' });

@@ -83,13 +83,24 @@ export async function runProviderBatch(deps: ProviderRunDeps, batch: BatchDoc, i
   }
 
   const state = await pollToEnd(deps, batch, route, handle, signal);
+  // Set when the results file could not be read on (a line cut short, or past its bound).
+  let unreadable: GatewayError | null = null;
   if (state.hasResults) {
-    await recordResults(deps, batch, route, route.provider.results(handle, route.target, signal));
+    try {
+      await recordResults(deps, batch, route, route.provider.results(handle, route.target, signal));
+    } catch (err) {
+      // The same file would fail the same way on every try: its lines not recorded by then fail with this error.
+      // An outage (retryable) is thrown, and the run reads the file again after a pause.
+      if (signal.aborted || !(err instanceof GatewayError) || isRetryableUpstreamError(err)) throw err;
+      log.warn({ err: err.message, upstreamBatchId: handle.id }, 'the provider batch results could not be read on; the lines not read fail');
+      unreadable = err;
+    }
     if (deps.archive) await archiveProviderLines(deps.archive, deps.lines, batch, await input(), deps.maxLineBytes);
   }
   const settled: Record<string, LineState> = { expired: 'expired', cancelled: 'cancelled', completed: 'failed', failed: 'failed' };
-  const unanswered = settled[state.status];
-  const failure = state.error ?? { code: 'missing_result', message: 'The provider returned no result for this request' };
+  const unanswered = unreadable ? 'failed' : settled[state.status];
+  const failure = unreadable ? { code: unreadable.code, message: unreadable.message }
+    : state.error ?? { code: 'missing_result', message: 'The provider returned no result for this request' };
   for await (const doc of linesInOrder(deps.lines, batch._id, { state: 'pending' })) {
     const output = unanswered === 'failed'
       ? JSON.stringify({ id: outputLineId(doc.request_id), custom_id: doc.custom_id, response: null, error: { code: failure.code, message: failure.message } })
@@ -175,11 +186,15 @@ async function recordResults(deps: ProviderRunDeps, batch: BatchDoc, route: Prov
     }
     page = [];
   };
-  for await (const r of results) {
-    page.push(r);
-    if (page.length >= RESULT_PAGE) await flush();
+  try {
+    for await (const r of results) {
+      page.push(r);
+      if (page.length >= RESULT_PAGE) await flush();
+    }
+  } finally {
+    // The lines read before a failure are whole answers: recorded (and billed) whatever stopped the reading.
+    await flush();
   }
-  await flush();
 }
 
 function usageEvent(batch: BatchDoc, route: ProviderBatchRoute, doc: LineDoc, r: Extract<NativeBatchLineResult, { outcome: 'succeeded' }>, nowMs: number): UsageEvent {
