@@ -2,6 +2,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { rootCertificates } from 'node:tls';
 import { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
+import { cappedChunks } from '@gw/platform';
 import { checkOutboundUrl, type CheckedTarget, type OutboundPolicy } from './check-url';
 
 /** A request that could not produce a final answer: the connection, the time limit or the redirects failed it. */
@@ -216,22 +217,7 @@ const tooLarge = (limit: number) => new OutboundRequestError(`the body is larger
 
 /** The answer's body, refused (`too_large`) when its declared length or what has arrived passes `limit`. */
 function cappedBody(res: Dispatcher.ResponseData, limit: number): AsyncGenerator<Buffer> {
-  const declared = Number(res.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    res.body.destroy();
-    throw tooLarge(limit);
-  }
-  return (async function* () {
-    let size = 0;
-    for await (const part of res.body) {
-      size += (part as Buffer).length;
-      if (size > limit) {
-        res.body.destroy();
-        throw tooLarge(limit);
-      }
-      yield part as Buffer;
-    }
-  })();
+  return cappedChunks(res.body as AsyncIterable<Buffer>, res.headers['content-length'], limit, () => tooLarge(limit), () => res.body.destroy());
 }
 
 function contentTypeOf(res: Dispatcher.ResponseData): string | null {

@@ -1,3 +1,4 @@
+export * from './capped-body';
 export * from './config';
 export * from './errors';
 export * from './event-stream';

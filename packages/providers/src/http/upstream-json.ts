@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { cappedChunks, declaredLengthOf } from '@gw/platform';
 import type { z } from 'zod';
 import { malformedUpstreamError, oversizedUpstreamError } from './upstream-errors';
 
@@ -25,38 +26,21 @@ export function checkUpstreamShape<S extends z.ZodType>(json: unknown, schema: S
 }
 
 /**
- * A body's text, at most `maxBytes` of it; past that the body is dropped and the answer refused. A declared
- * length is checked before anything is read (the client holds the body to it); a body without one is counted as
- * it arrives.
+ * A body's text, at most `maxBytes` of it; past that the body is dropped and the answer refused. Within a declared
+ * length the client reads it whole (it holds the body to that length); a body without one is counted as it arrives.
  */
-export async function readBoundedText(body: AsyncIterable<Uint8Array> & { text(): Promise<string> }, declaredLength: string | null | undefined,
-  maxBytes: number, what: string): Promise<string> {
-  const declared = declaredLength === null || declaredLength === undefined ? NaN : Number(declaredLength);
-  if (Number.isFinite(declared)) {
-    if (declared <= maxBytes) return body.text();
-    // Leaving the loop at once drops the body (undici destroys it, fetch cancels it).
-    for await (const _ of body) break;
-    throw oversizedUpstreamError(what, maxBytes);
-  }
+export async function readBoundedText(body: AsyncIterable<Uint8Array> & { text(): Promise<string> }, declaredLength: string | string[] | null | undefined,
+  maxBytes: number, what: string, drop: () => void): Promise<string> {
+  if (declaredLengthOf(declaredLength) <= maxBytes) return body.text();
   const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const part of body) {
-    size += part.length;
-    if (size > maxBytes) break;
-    parts.push(part);
-  }
-  if (size > maxBytes) throw oversizedUpstreamError(what, maxBytes);
+  for await (const part of cappedChunks(body, declaredLength, maxBytes, () => oversizedUpstreamError(what, maxBytes), drop)) parts.push(part);
   return Buffer.concat(parts).toString('utf8');
 }
 
 /** The body of a 2xx answer: its JSON as sent, and that JSON read through `schema`. */
 export async function readJsonAnswer<S extends z.ZodType>(res: Dispatcher.ResponseData, schema: S, maxBytes = MAX_ANSWER_BYTES): Promise<{ json: unknown; data: z.output<S> }> {
-  const json = parseUpstreamJson(await readBoundedText(res.body, headerValue(res.headers['content-length']), maxBytes, 'response'), 'response');
+  const json = parseUpstreamJson(await readBoundedText(res.body, res.headers['content-length'], maxBytes, 'response', () => res.body.destroy()), 'response');
   return { json, data: checkUpstreamShape(json, schema, 'response') };
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -166,7 +166,8 @@ function bodyOf(res: Response): AsyncIterable<Uint8Array> & { text(): Promise<st
 
 /** A 2xx answer's text, refused past `MAX_ANSWER_BYTES`. */
 function answerText(res: Response): Promise<string> {
-  return readBoundedText(bodyOf(res), res.headers.get('content-length'), MAX_ANSWER_BYTES, 'response');
+  // A stream its reader holds cannot be cancelled from outside; leaving the reader's loop cancels it.
+  return readBoundedText(bodyOf(res), res.headers.get('content-length'), MAX_ANSWER_BYTES, 'response', () => void res.body?.cancel().catch(() => {}));
 }
 
 function requestIdOf(res: Response, fallback: string): string {
