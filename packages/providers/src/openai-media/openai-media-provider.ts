@@ -133,7 +133,7 @@ export class OpenAIMediaProvider implements MediaProvider {
       if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
       const res = await fetch(`${target.baseUrl.replace(/\/+$/, '')}${endpoint}`, { method: 'POST', headers, body, signal: deadline.signal });
       if (res.ok) return { res, deadline };
-      const text = await readCappedText(bodyOf(res), MAX_ERROR_BODY_BYTES);
+      const text = await readCappedText(chunksOf(res), MAX_ERROR_BODY_BYTES);
       throw mapOpenAIHttpError(res.status, Object.fromEntries(res.headers), text);
     } catch (err) {
       deadline.dispose();
@@ -154,20 +154,17 @@ function outputFormatOf(req: ImageRequest): string {
   return typeof req.params.output_format === 'string' ? req.params.output_format : 'png';
 }
 
-/** A fetch answer's body as the bounded readers take one (leaving their loop early cancels it). */
-function bodyOf(res: Response): AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void } {
-  const stream = res.body;
-  return {
-    [Symbol.asyncIterator]: () => (stream ?? (async function* () {})())[Symbol.asyncIterator](),
-    text: () => res.text(),
-    destroy: () => {},
-  };
+/** A fetch answer's body chunks (none when it has no body). */
+function chunksOf(res: Response): AsyncIterable<Uint8Array> {
+  return res.body ?? (async function* () {})();
 }
 
 /** A 2xx answer's text, refused past `MAX_ANSWER_BYTES`. */
 function answerText(res: Response): Promise<string> {
-  // A stream its reader holds cannot be cancelled from outside; leaving the reader's loop cancels it.
-  return readBoundedText(bodyOf(res), res.headers.get('content-length'), MAX_ANSWER_BYTES, 'response', () => void res.body?.cancel().catch(() => {}));
+  return readBoundedText({
+    chunks: chunksOf(res), text: () => res.text(), declaredLength: res.headers.get('content-length'),
+    drop: () => void res.body?.cancel().catch(() => {}),
+  }, MAX_ANSWER_BYTES, 'response');
 }
 
 function requestIdOf(res: Response, fallback: string): string {
@@ -181,9 +178,9 @@ function lowerCased(headers: Record<string, string> | undefined): Record<string,
 /** The `data` of each event of an SSE body; the deadline's timer stops once the first bytes arrived (the stream may run long). */
 async function* sseData(res: Response, deadline: Deadline): AsyncGenerator<string> {
   async function* chunks(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of res.body ?? []) {
+    for await (const chunk of chunksOf(res)) {
       deadline.stopTimer();
-      yield chunk as Uint8Array;
+      yield chunk;
     }
   }
   try {
@@ -203,9 +200,9 @@ function audioOf(res: Response, deadline: Deadline, fallbackType: string): Speec
     providerResponseId: requestIdOf(res, `speech-${Date.now()}`),
     chunks: (async function* () {
       try {
-        for await (const chunk of res.body ?? []) {
+        for await (const chunk of chunksOf(res)) {
           deadline.stopTimer();
-          yield Buffer.from(chunk as Uint8Array);
+          yield Buffer.from(chunk);
         }
       } catch (err) {
         throw mapTransportError(err, deadline);
