@@ -17,6 +17,7 @@ import { usdToMicros } from '@gw/platform';
 import { compiledGateway } from './lib/build';
 import { cleanup, installExitHandlers, logTails, ROOT, setTempDir, startChild } from './lib/children';
 import { writeResultFile } from './lib/results';
+import { simulatorArgs } from './lib/run-setup';
 import { freePorts, HOST, sleep, waitFor } from './lib/net';
 import { rssMb } from './lib/proc';
 import { servicePorts } from './lib/soak-stacks';
@@ -41,8 +42,7 @@ async function main(): Promise<void> {
     ...ports,
     BATCH_LINE_CONCURRENCY: String(CONCURRENCY), BATCH_ACCOUNT_CONCURRENCY: String(CONCURRENCY), FILE_MAX_LINES: String(Math.max(LINES, 50_000)),
   };
-  const simulator = startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
-    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(sim), '--host', HOST], env, true);
+  const simulator = startChild('simulator', simulatorArgs(sim!), env, true);
   const gateway = startChild('gateway', [gatewayEntry], env, true);
   const edge = ports.EDGE_PORT;
   const base = `http://${HOST}:${edge}/v1`;

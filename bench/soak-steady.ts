@@ -15,10 +15,11 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cleanup, installExitHandlers, logTails, ROOT, setTempDir, startChild } from './lib/children';
 import { writeResultFile } from './lib/results';
+import { simulatorArgs } from './lib/run-setup';
 import { OpenLoopLoad, type LoadWindow } from './lib/open-loop';
 import { fdCount, machine, rssMb } from './lib/proc';
 import { cpuTicks, TICKS_PER_S } from './lib/stats';
-import { HOST, freePorts, postJson, sleep, waitFor } from './lib/net';
+import { freePorts, postJson, sleep, waitFor } from './lib/net';
 import { chatBody, gitRevision, PUBLIC_MODEL, writeCatalog } from './lib/setup';
 import { startSoakStack, type SoakMode } from './lib/soak-stacks';
 import { verdicts, type Sample } from './lib/soak-verdicts';
@@ -61,7 +62,6 @@ if (!(Number.isInteger(CONNECTIONS) && CONNECTIONS >= 1 && CONNECTIONS <= 1024))
 
 const SIMULATOR_KEY = `sim-soak-${randomBytes(8).toString('hex')}`;
 const CALL_TIMEOUT_MS = 30_000;
-const PRELOAD = ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts')];
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
 /**
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_soak', credit_usd: '1000000', management_key: key }]),
     CATALOG_FILE: writeCatalog(tempDir, simPort), SIMULATOR_API_KEY: SIMULATOR_KEY,
   };
-  startChild('simulator', [...PRELOAD, path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], env, true);
+  startChild('simulator', simulatorArgs(simPort), env, true);
   const stack = await startSoakStack(MODE, env, tempDir);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   await waitFor('a first answered chat call', async () => (await postJson(`${stack.edgeOrigin}/v1/chat/completions`, headers, chatBody(PUBLIC_MODEL))).status === 200, 60_000, stack.children);

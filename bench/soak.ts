@@ -24,6 +24,7 @@ import { ROOT } from './lib/children';
 import { compiledGateway } from './lib/build';
 import { servicePorts } from './lib/soak-stacks';
 import { writeResultFile } from './lib/results';
+import { simulatorArgs } from './lib/run-setup';
 import { freePorts, HOST, sleep } from './lib/net';
 import { PRICE, PUBLIC_MODEL, gitRevision, writeCatalog } from './lib/setup';
 
@@ -147,8 +148,7 @@ async function main(): Promise<void> {
     SEED_ACCOUNTS: JSON.stringify([{ id: 'acct_soak', credit_usd: '1000000', management_key: key }]),
     CATALOG_FILE: writeCatalog(tempDir, simPort), SIMULATOR_API_KEY: SIMULATOR_KEY,
   };
-  const simulator = spawnChild(['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
-    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(simPort), '--host', HOST], env);
+  const simulator = spawnChild(simulatorArgs(simPort), env);
   let gw = await startGateway(env);
   const base = `http://${HOST}:${gw.edgePort}`;
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

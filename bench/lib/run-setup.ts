@@ -42,8 +42,13 @@ export async function prepareRun(what: string, budgetS: number): Promise<BenchRu
   };
 }
 
+/** Node's arguments for the provider simulators on `port` (loopback), a child that stops when its parent dies. */
+export function simulatorArgs(port: number): string[] {
+  return ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
+    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(port), '--host', HOST];
+}
+
 /** The OpenAI-format simulator (and the others it serves) as a child on loopback. */
 export function startSimulator(run: BenchRun): Child {
-  return startChild('simulator', ['--import', 'tsx', '--import', path.join(ROOT, 'bench/exit-with-parent.ts'),
-    path.join(ROOT, 'packages/simulators/src/main.ts'), '--port', String(run.simPort), '--host', HOST], run.baseEnv, true);
+  return startChild('simulator', simulatorArgs(run.simPort), run.baseEnv, true);
 }
