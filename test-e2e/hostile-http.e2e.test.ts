@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { api, expectEnvelope, type ApiResponse } from './harness/api';
 import { E2E_MODEL } from './harness/catalog';
+import { E2E_TRANSCRIBE_MODEL } from './harness/media-catalog';
 import { useStack } from './harness/stack';
 
 jest.setTimeout(60_000);
@@ -81,6 +82,20 @@ describe('hostile HTTP through the edge gets a 4xx in the envelope and never rea
     const res = await post('/chat/completions', { 'content-type': 'application/json', 'content-encoding': 'deflate' }, deflateSync(chat));
     expect(res.status).toBe(200);
     expect(stack.simulatorRequests!()).toBe(before + 1);
+  });
+
+  // Each of these once ended the whole gateway: busboy's error on the unfinished file part had no listener.
+  it.each([
+    ['/audio/transcriptions', 'model', E2E_TRANSCRIBE_MODEL, null],
+    ['/files', 'purpose', 'batch', 'file'],
+  ])('POST %s with a multipart body cut short inside its file is a 400 invalid_multipart, and the gateway serves on', async (path, field, value, param) => {
+    const cut = [
+      `--cut\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`,
+      '--cut\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF',
+    ].join('');
+    const res = await withoutUpstream(() => post(path, { 'content-type': 'multipart/form-data; boundary=cut' }, cut));
+    expectEnvelope(res, 400, 'invalid_multipart', param);
+    expect((await api(stack.baseURL, 'GET', '/models')).status).toBe(200);
   });
 
   it.each([

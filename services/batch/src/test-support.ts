@@ -54,6 +54,8 @@ function catalog(simulatorPort: number) {
 export interface CallOptions {
   body?: unknown;
   form?: FormData;
+  /** Bytes sent as they are, with this content type. */
+  raw?: { contentType: string; body: string };
   accountId?: string;
 }
 
@@ -153,7 +155,10 @@ export class BatchTestStack {
     };
     let body: string | FormData | undefined;
     if (opts.form) body = opts.form;
-    else if (opts.body !== undefined) {
+    else if (opts.raw) {
+      headers['content-type'] = opts.raw.contentType;
+      body = opts.raw.body;
+    } else if (opts.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(opts.body);
     }

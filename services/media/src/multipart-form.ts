@@ -44,6 +44,9 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
     });
     parser.on('file', (name, stream, info) => {
       const parts: Buffer[] = [];
+      // A form cut short inside a file fails the file too; the parser's own 'error' below answers it. Without a
+      // listener the file's error would end the process.
+      stream.on('error', () => undefined);
       stream.on('data', (d: Buffer) => parts.push(d));
       stream.on('limit', () => fail(new PayloadTooLargeError(`${name} is larger than ${limits.maxFileBytes} bytes`)));
       stream.on('end', () => {

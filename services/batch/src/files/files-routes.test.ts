@@ -43,6 +43,19 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     expect((await stack.blobs.list('files/')).length).toBe(before);
   });
 
+  // Before, busboy's error on the unfinished file part had no listener: one such upload ended the process.
+  it.each([
+    ['inside the file part', `--cut\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--cut\r\nContent-Disposition: form-data; name="file"; filename="in.jsonl"\r\n\r\n${chatLine('a', 'x')}\n`],
+    ['inside a text field', '--cut\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbat'],
+  ])('refuses a form cut short %s with a 400 invalid_multipart, keeping nothing, and serves on', async (_where, body) => {
+    const before = (await stack.blobs.list('files/')).length;
+    const res = await stack.call(batch, 'POST', '/v1/files', { raw: { contentType: 'multipart/form-data; boundary=cut', body } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ param: 'file', code: 'invalid_multipart' });
+    expect((await stack.blobs.list('files/')).length).toBe(before);
+    expect((await upload(chatLine('b', 'y'))).status).toBe(200);
+  });
+
   it('refuses a body that is not multipart with a 415 naming file', async () => {
     const res = await stack.call(batch, 'POST', '/v1/files', { body: { purpose: 'batch' } });
     expect(res.status).toBe(415);

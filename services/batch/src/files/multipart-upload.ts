@@ -79,6 +79,9 @@ export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: strin
       const counter = new LineCounter(limits.maxLines);
       // Its refusal reaches the caller through the put below; this keeps a late one from being unhandled.
       counter.on('error', () => undefined);
+      // A form cut short inside the file fails the file (the parser's 'error' below answers it): the put must fail
+      // too, so it keeps nothing and settles. Without a listener the file's error would end the process.
+      stream.on('error', (err) => counter.destroy(err));
       stream.pipe(counter);
       upload = blobs.put(key, counter, { maxBytes: limits.maxBytes }).then(
         (blob) => ({ blob, lines: counter.lines, filename: info.filename || 'upload.jsonl' }),

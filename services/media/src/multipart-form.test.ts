@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toGatewayError } from '@gw/platform';
+import { readForm } from './multipart-form';
+
+const LIMITS = { maxFileBytes: 1024, maxFiles: 1 };
+const BOUNDARY = 'b0undary';
+
+/** A server that answers each request with what `readForm` made of it: the form, or the error's status and code. */
+async function formServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    readForm(req, LIMITS).then(
+      (form) => res.end(JSON.stringify({ fields: form.fields, files: Object.fromEntries(Object.entries(form.files).map(([k, fs]) => [k, fs.map((f) => f.bytes.toString())])) })),
+      (err: unknown) => {
+        const e = toGatewayError(err);
+        res.statusCode = e.status;
+        res.end(JSON.stringify({ code: e.code, param: e.param }));
+      },
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const part = (name: string, value: string, filename?: string) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: audio/wav` : ''}\r\n\r\n${value}`;
+
+describe('readForm', () => {
+  let server: Awaited<ReturnType<typeof formServer>>;
+  beforeAll(async () => { server = await formServer(); });
+  afterAll(async () => server.close());
+
+  const send = async (body: string) => {
+    const res = await fetch(server.url, { method: 'POST', body, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('reads fields and files of a well-formed form', async () => {
+    const res = await send(`${part('model', 'm')}\r\n${part('file', 'RIFF', 'a.wav')}\r\n--${BOUNDARY}--\r\n`);
+    expect(res).toEqual({ status: 200, body: { fields: { model: 'm' }, files: { file: ['RIFF'] } } });
+  });
+
+  // Before, busboy's error on the unfinished file part had no listener: one such request ended the process.
+  it.each([
+    ['inside a file part', `${part('model', 'm')}\r\n${part('file', 'RIFF', 'a.wav')}`],
+    ['inside a text field', part('model', 'm')],
+    ['after a part\'s headers', `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n`],
+  ])('answers a form cut short %s with a 400 invalid_multipart, and serves on', async (_where, body) => {
+    expect(await send(body)).toEqual({ status: 400, body: { code: 'invalid_multipart', param: null } });
+    expect((await send(`${part('model', 'm')}\r\n--${BOUNDARY}--\r\n`)).status).toBe(200);
+  });
+
+  it('refuses a file over its bound with a 413', async () => {
+    const res = await send(`${part('file', 'x'.repeat(LIMITS.maxFileBytes + 1), 'a.wav')}\r\n--${BOUNDARY}--\r\n`);
+    expect(res.status).toBe(413);
+  });
+});
