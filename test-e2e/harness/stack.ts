@@ -172,6 +172,11 @@ function serviceEnv(seedAccounts: string, catalogFile: string, p: ServicePorts, 
     ...ASYNC_CHAT_E2E_ENV,
     // Short, so a fault test sees the edge's stale window at work rather than its fresh cache.
     AUTH_CACHE_TTL_MS: '1000',
+    // The sweeps run often, so every suite's stack runs their reads (an embedded stack's scan report checks them).
+    SPEND_HOLD_SWEEP_MS: '1000',
+    ARCHIVE_SWEEP_MS: '1000',
+    ASYNC_CHAT_SWEEP_MS: '1000',
+    IDEMPOTENT_CALL_SWEEP_MS: '1000',
     SIMULATOR_API_KEY: 'e2e-simulator-key',
     ...serviceAddressEnv(p),
   };

@@ -60,6 +60,11 @@ export function accountsCollection(store: Store): Collection<AccountDoc> {
   return store.collection<AccountDoc>('accounts');
 }
 
+/** The expired-hold sweep reads the accounts holding anything; without this index it read every account. */
+export async function ensureAccountIndexes(accounts: Collection<AccountDoc>): Promise<void> {
+  await accounts.ensureIndex({ fields: { held_micros: 1 } });
+}
+
 export function newAccountFields(seed: Omit<SeedAccount, 'id'>, nowMs: number): Omit<AccountDoc, '_id'> {
   return {
     wallet_micros: seed.walletMicros,

@@ -4,7 +4,7 @@ import type { BlobStore } from '@gw/blobs';
 import { subscribeInBackground, type Bus } from '@gw/bus';
 import type { Store } from '@gw/store';
 import { PriceBook, readCatalog } from '@gw/catalog';
-import { accountsCollection, ensureSeedAccounts } from './accounts';
+import { accountsCollection, ensureAccountIndexes, ensureSeedAccounts } from './accounts';
 import { BillingService } from './billing-service';
 import type { BillingConfig } from './config';
 import { billingGrpcHandlers } from './grpc-server';
@@ -72,6 +72,7 @@ export async function startBillingService({ config, store, bus, blobs, logger, n
     }, FAILED_CALLS_SWEEP_EVERY_MS);
     failedCallsSweeper.unref();
     background('failed-calls-sweeper', { stop: async () => clearInterval(failedCallsSweeper) });
+    await ensureAccountIndexes(accountsCollection(store));
     await ensureSeedAccounts(accountsCollection(store), config.SEED_ACCOUNTS, logger, now().getTime());
 
     // The API needs only the store; usage waits durably in the bus until the consumer (re)joins its group.
