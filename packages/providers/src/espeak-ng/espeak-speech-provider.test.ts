@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { wavDurationSeconds } from '@gw/provider-spec';
 import { EspeakSpeechProvider } from './espeak-speech-provider';
 
@@ -35,5 +38,21 @@ describe('EspeakSpeechProvider (espeak-ng on this machine)', () => {
   it('an unknown voice fails the call with the engine message', async () => {
     const audio = await new EspeakSpeechProvider().speech({ input: 'x', voice: 'xx-nonexistent', responseFormat: 'wav', speed: 1, params: {} }, target);
     await expect(collect(audio.chunks)).rejects.toMatchObject({ status: 502 });
+  });
+
+  // Before, the refused write to its stdin (EPIPE) had no listener and ended the process.
+  it('an engine that exits without reading its input fails the call, not the process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'espeak-fake-'));
+    try {
+      const engine = join(dir, 'engine');
+      writeFileSync(engine, '#!/bin/sh\nexec 0<&-\nsleep 0.2\nexit 3\n');
+      chmodSync(engine, 0o755);
+      // More than a pipe's buffer, so the write is still pending when the engine closes its end.
+      const input = 'word '.repeat(200_000);
+      const audio = await new EspeakSpeechProvider(engine).speech({ input, voice: 'en-us', responseFormat: 'wav', speed: 1, params: {} }, target);
+      await expect(collect(audio.chunks)).rejects.toMatchObject({ status: 502, message: expect.stringContaining('exit 3') });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

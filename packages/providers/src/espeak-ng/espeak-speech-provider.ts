@@ -35,6 +35,9 @@ export class EspeakSpeechProvider implements MediaProvider {
         : markRetryable(new UpstreamError(`The local speech engine failed: ${err.message}`), false)));
     });
     await started;
+    // An engine that exits (or is killed) before it read the text refuses the write (EPIPE): its exit code fails
+    // the call below. Without a listener that refusal would end the process.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(req.input);
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8').slice(0, 1000); });
