@@ -67,8 +67,10 @@ pnpm --filter "$package" deploy --prod --legacy --config.node-linker=hoisted "$w
 mv "$work/deploy/node_modules" "$out/node_modules"
 
 # 3. The workspace packages become the compiled ones: each package.json points at src/index.js, and
-#    node_modules/@gw/<name> links to it (Node resolves the link, so __dirname is the mirrored path).
-rm -rf "$out/node_modules/@gw"
+#    node_modules/@gw/<name> links to it (Node resolves the link, so __dirname is the mirrored path). A dependency
+#    the flat tree could not hoist (another version of it is at the top) is nested in the deployed package's own
+#    node_modules: it moves with the package, or the package would run with the hoisted version.
+mv "$out/node_modules/@gw" "$work/deployed-workspace"
 mkdir -p "$out/node_modules/@gw"
 for built in "$out"/packages/* "$out"/services/*; do
   [[ -d "$built" ]] || continue
@@ -85,6 +87,8 @@ for built in "$out"/packages/* "$out"/services/*; do
   ' "$ROOT/$rel/package.json" "$built/package.json")"
   [[ "$name" == @gw/* ]] || { echo "build-service: $rel is named $name, not @gw/<name>" >&2; exit 1; }
   ln -s "../../$rel" "$out/node_modules/$name"
+  nested="$work/deployed-workspace/${name#@gw/}/node_modules"
+  if [[ -d "$nested" ]]; then mv "$nested" "$built/node_modules"; fi
 done
 
 # 4. What the code reads at run time besides its modules: the protos (gRPC) and the default catalogue.

@@ -27,11 +27,44 @@ afterAll(() => {
   if (out) fs.rmSync(path.dirname(out), { recursive: true, force: true });
 });
 
+/** The build's own files under `dir` (dependencies nested in a package's node_modules left out). */
 function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(full) : [path.relative(out, full)];
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : filesUnder(full);
+    return [path.relative(out, full)];
   });
+}
+
+/** The version of `dependency` Node loads for code in `dir` of a build rooted at `root`: the nearest node_modules up. */
+function versionSeenFrom(root: string, dir: string, dependency: string): string | null {
+  for (let at = dir; at.startsWith(root); at = path.dirname(at)) {
+    const manifest = path.join(at, 'node_modules', dependency, 'package.json');
+    if (fs.existsSync(manifest)) return JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
+  }
+  return null;
+}
+
+/**
+ * Each compiled workspace package against the versions its package.json pins: a flat tree holds one version per
+ * name at its top, and a package that pins another must still load its own (it did not: net-guard ran with
+ * express's ipaddr.js 1.9.1, whose special ranges differ, and platform with another OpenTelemetry).
+ */
+function pinnedVersionsOff(root: string): string[] {
+  const off: string[] = [];
+  for (const group of ['packages', 'services']) {
+    if (!fs.existsSync(path.join(root, group))) continue;
+    for (const name of fs.readdirSync(path.join(root, group))) {
+      const dir = path.join(root, group, name);
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      for (const [dependency, pinned] of Object.entries<string>(pkg.dependencies ?? {})) {
+        if (!/^\d+\.\d+\.\d+$/.test(pinned)) continue;
+        const seen = versionSeenFrom(root, path.join(dir, 'src'), dependency);
+        if (seen !== pinned) off.push(`${group}/${name}: ${dependency} ${seen ?? 'missing'}, pinned ${pinned}`);
+      }
+    }
+  }
+  return off;
 }
 
 test('the build holds compiled JavaScript only, and production dependencies only', () => {
@@ -46,6 +79,7 @@ test('the build holds compiled JavaScript only, and production dependencies only
     const pkg = JSON.parse(fs.readFileSync(path.join(out, 'node_modules/@gw', name, 'package.json'), 'utf8'));
     expect([name, pkg.main]).toEqual([name, 'src/index.js']);
   }
+  expect(pinnedVersionsOff(out)).toEqual([]);
 });
 
 describe('node main.js', () => {
@@ -119,6 +153,10 @@ describe('the single-process gateway, built the same way (SERVICE=gateway, what 
   }, 300_000);
   afterAll(() => {
     if (gateway) fs.rmSync(path.dirname(path.dirname(gateway)), { recursive: true, force: true });
+  });
+
+  test('every compiled package loads the dependency versions it pins', () => {
+    expect(pinnedVersionsOff(gateway)).toEqual([]);
   });
 
   test('node main.js answers a chat call on the simulated model, bills it, serves the console, and stops on SIGTERM', async () => {
