@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { toGatewayError } from '@gw/platform';
 import { readForm } from './multipart-form';
 
@@ -7,20 +7,26 @@ const LIMITS = { maxFileBytes: 1024, maxFiles: 1 };
 const BOUNDARY = 'b0undary';
 
 /** A server that answers each request with what `readForm` made of it: the form, or the error's status and code. */
-async function formServer(): Promise<{ url: string; close: () => Promise<void> }> {
+async function formServer(): Promise<{ url: string; port: number; outcomes: string[]; close: () => Promise<void> }> {
+  const outcomes: string[] = [];
   const server: Server = createServer((req, res) => {
     readForm(req, LIMITS).then(
-      (form) => res.end(JSON.stringify({ fields: form.fields, files: Object.fromEntries(Object.entries(form.files).map(([k, fs]) => [k, fs.map((f) => f.bytes.toString())])) })),
+      (form) => {
+        outcomes.push('read');
+        res.end(JSON.stringify({ fields: form.fields, files: Object.fromEntries(Object.entries(form.files).map(([k, fs]) => [k, fs.map((f) => f.bytes.toString())])) }));
+      },
       (err: unknown) => {
         const e = toGatewayError(err);
+        outcomes.push(e.code);
         res.statusCode = e.status;
         res.end(JSON.stringify({ code: e.code, param: e.param }));
       },
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`, port, outcomes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -51,6 +57,22 @@ describe('readForm', () => {
   ])('answers a form cut short %s with a 400 invalid_multipart, and serves on', async (_where, body) => {
     expect(await send(body)).toEqual({ status: 400, body: { code: 'invalid_multipart', param: null } });
     expect((await send(`${part('model', 'm')}\r\n--${BOUNDARY}--\r\n`)).status).toBe(200);
+  });
+
+  // Before, the form never ended: the read waited forever, holding what had arrived.
+  it('settles when the client leaves in the middle of a file', async () => {
+    const before = server.outcomes.length;
+    const body = `${part('model', 'm')}\r\n${part('file', 'RIFF', 'a.wav')}`;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-type: multipart/form-data; boundary=${BOUNDARY}\r\ncontent-length: ${body.length + 100}\r\n\r\n${body}`);
+        setTimeout(() => { socket.destroy(); resolve(); }, 50);
+      });
+      socket.on('error', reject);
+    });
+    const deadline = Date.now() + 5_000;
+    while (server.outcomes.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(server.outcomes.slice(before)).toEqual(['invalid_multipart']);
   });
 
   it('refuses a file over its bound with a 413', async () => {

@@ -104,6 +104,11 @@ export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: strin
       settle();
     });
     parser.on('close', () => settle());
+    // A client that leaves before its body ended never ends the form (pipe passes no abort on): fail the parser,
+    // so the upload stops, keeps nothing and settles.
+    req.once('close', () => {
+      if (!req.complete) parser.destroy(new Error('The client left before the form ended'));
+    });
 
     let settled = false;
     async function settle() {
