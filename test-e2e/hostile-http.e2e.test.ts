@@ -99,6 +99,14 @@ describe('hostile HTTP through the edge gets a 4xx in the envelope and never rea
   });
 
   it.each([
+    ['model twice', ['model', 'model'].map((f) => `--f\r\nContent-Disposition: form-data; name="${f}"\r\n\r\n${E2E_TRANSCRIBE_MODEL}\r\n`).join(''), 'invalid_type', 'model'],
+    ['a field over 64 KiB', `--f\r\nContent-Disposition: form-data; name="prompt"\r\n\r\n${'x'.repeat(64 * 1024 + 1)}\r\n`, 'field_too_long', 'prompt'],
+  ])('a transcription form with %s is a 400 naming the field, never sent on', async (_what, fields, code, param) => {
+    const res = await withoutUpstream(() => post('/audio/transcriptions', { 'content-type': 'multipart/form-data; boundary=f' }, `${fields}--f--\r\n`));
+    expectEnvelope(res, 400, code, param);
+  });
+
+  it.each([
     ['oversized headers', 431, 'headers_too_large', null, `GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`],
     ['a malformed request line', 400, 'malformed_http_request', null, 'NOT AN HTTP REQUEST\r\n\r\n'],
     ['an Expect other than 100-continue', 417, 'expectation_failed', 'expect',

@@ -14,6 +14,10 @@ export interface ReceivedForm {
   files: Record<string, FormFile[]>;
 }
 
+/** Bounds of a form's text (its files have theirs from the caller): fields, and the bytes of one field's value. */
+const MAX_FIELDS = 64;
+const MAX_FIELD_BYTES = 64 * 1024;
+
 export function isMultipart(req: IncomingMessage): boolean {
   return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
 }
@@ -28,7 +32,7 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
   return new Promise<ReceivedForm>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: 64, fieldSize: 64 * 1024, parts: 128 } });
+      parser = busboy({ headers: req.headers, limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES } });
     } catch {
       return reject(new InputError('The multipart body has no boundary', null, 'invalid_multipart'));
     }
@@ -37,7 +41,12 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
     const fail = (err: Error) => {
       failed ??= err;
     };
-    parser.on('field', (name, value) => {
+    // busboy cuts a value past its bound and drops fields past the count: refused here, never read cut or short.
+    parser.on('field', (name, value, info) => {
+      if (info.nameTruncated || info.valueTruncated) {
+        fail(new InputError(`The form field ${name} is longer than ${MAX_FIELD_BYTES} bytes`, name, 'field_too_long'));
+        return;
+      }
       const key = name.endsWith('[]') ? name.slice(0, -2) : name;
       const existing = form.fields[key];
       form.fields[key] = existing === undefined ? (name.endsWith('[]') ? [value] : value) : [...(Array.isArray(existing) ? existing : [existing]), value];
@@ -55,6 +64,7 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
       });
     });
     parser.on('filesLimit', () => fail(new InputError(`At most ${limits.maxFiles} files may be sent`, null, 'too_many_files')));
+    parser.on('fieldsLimit', () => fail(new InputError(`At most ${MAX_FIELDS} form fields may be sent`, null, 'too_many_fields')));
     parser.on('error', (err: Error) => {
       req.unpipe(parser);
       req.resume();

@@ -49,7 +49,9 @@ export class MediaRouter {
 
   /** The media model of `kind` named `id`: 404 naming `model` when unknown, 400 when it serves another endpoint. */
   model(id: unknown, kind: MediaKind): { model: CatalogModel; routes: MediaRoute[] } {
-    if (typeof id !== 'string' || id === '') throw new InputError('model is required', 'model', 'missing_required_parameter');
+    if (id === undefined || id === null || id === '') throw new InputError('model is required', 'model', 'missing_required_parameter');
+    // A form that sends model twice gives an array here.
+    if (typeof id !== 'string') throw new InputError('model must be one string', 'model', 'invalid_type');
     const entry = this.models.get(id);
     if (!entry && this.chatModels.has(id)) throw new InputError(`Model '${id}' is a chat model: use POST /v1/chat/completions`, 'model', 'unsupported_api');
     if (!entry) throw new NotFoundError(`Model '${id}' not found`, 'model', 'model_not_found');
