@@ -47,6 +47,12 @@ export function streamErrorEvent(format: EventStreamFormat, err: GatewayError, t
   }
 }
 
+/**
+ * Bytes a stream may have written that its client has not taken yet (Node's buffer, past the kernel's) before a
+ * relay waits for it: a slow reader then slows the provider's stream instead of growing this process's memory.
+ */
+export const MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
+
 export interface EventStreamOptions {
   format: EventStreamFormat;
   /** A `: ping` comment after this long without an event keeps idle proxies from closing the stream; 0: none. */
@@ -106,6 +112,24 @@ export class EventStreamWriter {
     this.res.write(encodeEvent(e));
     this.sent += 1;
     this.heartbeat?.refresh();
+  }
+
+  /**
+   * Null while the client keeps up (or has left); otherwise resolves once it has taken what was written (or left).
+   * A relay awaits it between events, so at most `MAX_CLIENT_BACKLOG_BYTES` and one event wait in memory.
+   */
+  backlogTaken(): Promise<void> | null {
+    const res = this.res;
+    if (this.gone || res.writableLength <= MAX_CLIENT_BACKLOG_BYTES) return null;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
   }
 
   /** Ends the stream, after `trailer` (chat's `data: [DONE]`) when given. */

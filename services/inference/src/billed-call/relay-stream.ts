@@ -10,8 +10,9 @@ export interface StreamRouteOptions {
 
 /**
  * Relays a billed stream to its client through the event-stream writer: each item written (until the client
- * leaves, then drained for at most `drainMs`), the trailer or the format's error event at the end, and the
- * call finished (billed) exactly once however it ended.
+ * leaves, then drained for at most `drainMs`), the next read only once the client has taken all but a bounded
+ * backlog, the trailer or the format's error event at the end, and the call finished (billed) exactly once
+ * however it ended.
  */
 export async function relayStream<E>(items: AsyncIterable<E>, writer: EventStreamWriter, o: {
   write(item: E): void;
@@ -32,6 +33,9 @@ export async function relayStream<E>(items: AsyncIterable<E>, writer: EventStrea
         continue;
       }
       o.write(item);
+      // A client slower than the provider: its stream waits (the provider's with it) instead of piling up here.
+      const backlog = writer.backlogTaken();
+      if (backlog) await backlog;
     }
     writer.end(o.trailer);
   } catch (err) {
