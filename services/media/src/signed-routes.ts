@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
-import { NotFoundError } from '@gw/platform';
+import { NotFoundError, streamAnswer } from '@gw/platform';
 import { SIGNED_PATH, type SignedUrls } from './signed-urls';
 
 /** Serves the blob a signed link names; the link is the only credential (no identity is required). */
@@ -21,8 +21,7 @@ export function signedRoutes(urls: SignedUrls, blobs: BlobStore): Router {
     res.setHeader('content-length', String(info.bytes));
     res.setHeader('cache-control', 'private, no-store');
     if (grant.filename) res.setHeader('content-disposition', `attachment; filename="${grant.filename.replace(/[^\w.-]/g, '_')}"`);
-    body.on('error', (err) => { req.log.error({ err }, 'reading signed media failed mid-stream'); res.destroy(); });
-    body.pipe(res);
+    await streamAnswer(body, res, (err) => req.log.error({ err }, 'reading signed media failed mid-stream'));
   });
   return router;
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { InputError, requireIdentity } from '@gw/platform';
+import { InputError, requireIdentity, streamAnswer } from '@gw/platform';
 import { pageQuery } from '../list-page';
 import { toFileObject } from './file-records';
 import type { FilesService } from './files-service';
@@ -22,8 +22,7 @@ export function filesRoutes(files: FilesService): Router {
     res.setHeader('content-type', 'application/octet-stream');
     res.setHeader('content-length', String(doc.bytes));
     res.setHeader('content-disposition', `attachment; filename="${doc.filename.replace(/[^\w.-]/g, '_')}"`);
-    body.on('error', (err) => { req.log.error({ err, fileId: doc._id }, 'reading a file failed mid-stream'); res.destroy(); });
-    body.pipe(res);
+    await streamAnswer(body, res, (err) => req.log.error({ err, fileId: doc._id }, 'reading a file failed mid-stream'));
   });
   router.delete('/v1/files/:file_id', async (req, res) => {
     res.json(await files.delete(requireIdentity(req).accountId, req.params.file_id));

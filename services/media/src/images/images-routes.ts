@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { EventStreamWriter, InputError, requireIdentity } from '@gw/platform';
+import { EventStreamWriter, InputError, requireIdentity, streamAnswer } from '@gw/platform';
 import { pageQuery } from '@gw/store';
 import { formValue, isMultipart, readForm } from '../multipart-form';
 import { nativeImages } from '../native/native-images';
@@ -59,8 +59,7 @@ export function imagesRoutes(deps: ImagesRoutesDeps): Router {
     res.setHeader('content-type', record.mime_type);
     res.setHeader('content-length', String(record.bytes));
     res.setHeader('content-disposition', `attachment; filename="${record._id}.${record.output_format.replace(/\W/g, '')}"`);
-    body.on('error', (err) => { req.log.error({ err, imageId: record._id }, 'reading an image failed mid-stream'); res.destroy(); });
-    body.pipe(res);
+    await streamAnswer(body, res, (err) => req.log.error({ err, imageId: record._id }, 'reading an image failed mid-stream'));
   });
   router.delete('/v1/images/:image_id', async (req, res) => {
     res.json(await deps.images.delete(requireIdentity(req).accountId, req.params.image_id));

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { requireIdentity } from '@gw/platform';
+import { requireIdentity, streamAnswer } from '@gw/platform';
 import type { VideosService } from './videos-service';
 
 /** `Svc-Native-Params: true`: the body is the supplier's own (spec: What the service does, item 8). */
@@ -27,8 +27,7 @@ export function videosRoutes(videos: VideosService): Router {
         res.setHeader('content-type', 'video/mp4');
         res.setHeader('content-length', String(answer.bytes));
         res.setHeader('content-disposition', `attachment; filename="${answer.filename}"`);
-        answer.stream.on('error', (err) => { req.log.error({ err }, 'reading a stored video failed mid-stream'); res.destroy(); });
-        answer.stream.pipe(res);
+        return streamAnswer(answer.stream, res, (err) => req.log.error({ err }, 'reading a stored video failed mid-stream'));
     }
   });
   return router;
