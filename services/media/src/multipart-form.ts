@@ -43,7 +43,8 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
     };
     // busboy cuts a value past its bound and drops fields past the count: refused here, never read cut or short.
     parser.on('field', (name, value, info) => {
-      if (info.nameTruncated || info.valueTruncated) {
+      // (A name is bounded by the part's header, whose overflow is a malformed body.)
+      if (info.valueTruncated) {
         fail(new InputError(`The form field ${name} is longer than ${MAX_FIELD_BYTES} bytes`, name, 'field_too_long'));
         return;
       }
