@@ -10,6 +10,12 @@ import { BlobNotFoundError, checkBlobKey, checkBlobPrefix, type BlobInfo, type B
 /** Where writes in progress live; no key segment may start with a dot, so no key can name it. */
 const TEMP_DIR = '.incoming';
 
+/**
+ * A temporary file left unwritten this long belongs to no put in progress (each write of a put touches it): a
+ * process killed mid-put left it, and the next store on the root removes it.
+ */
+const STALE_TEMP_MS = 60 * 60_000;
+
 /** Directories remembered at most; past it the memory starts over (each forgotten one costs one mkdir). */
 const KNOWN_DIRS_KEPT = 10_000;
 
@@ -26,7 +32,29 @@ class FsBlobStore implements BlobStore {
   /** Directories this store made or found: a put into one skips its mkdir (a syscall pair per put otherwise). */
   private readonly knownDirs = new Set<string>();
 
-  constructor(private readonly root: string) {}
+  /** The removal of temporary files earlier processes left; `close` waits for it. */
+  private readonly staleTempsRemoved: Promise<void>;
+
+  constructor(private readonly root: string) {
+    this.staleTempsRemoved = this.removeStaleTemps().catch(() => undefined);
+  }
+
+  private async removeStaleTemps(): Promise<void> {
+    const dir = path.join(this.root, TEMP_DIR);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if (isMissing(err)) return;
+      throw err;
+    }
+    const cutoff = Date.now() - STALE_TEMP_MS;
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const s = await stat(file).catch(() => null);
+      if (s && s.mtimeMs < cutoff) await rm(file, { force: true });
+    }
+  }
 
   /** Runs `op`, which creates an entry in `dir`, making `dir` first unless known; once more if it was removed meanwhile. */
   private async inDir<R>(dir: string, op: () => Promise<R>): Promise<R> {
@@ -127,7 +155,9 @@ class FsBlobStore implements BlobStore {
     return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.staleTempsRemoved;
+  }
 }
 
 export function createFsBlobStore(root: string): BlobStore {
