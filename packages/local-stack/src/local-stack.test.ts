@@ -48,4 +48,11 @@ describe('the single-process stack', () => {
     expect(held).toEqual([]);
     expect(openStoreFiles(dataDir)).toEqual([]);
   });
+
+  // Before, the media address made from it was named instead ("MEDIA_PUBLIC_BASE_URL: Invalid URL").
+  test('a bad EDGE_PORT is refused by its own name, before anything starts', async () => {
+    await expect(startLocalStack({ dataDir, env: { EDGE_PORT: 'abc' }, logger: createLogger(null, 'silent') }))
+      .rejects.toThrow(/Invalid configuration: EDGE_PORT/);
+    expect(openStoreFiles(dataDir)).toEqual([]);
+  });
 });

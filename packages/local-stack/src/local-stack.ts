@@ -44,12 +44,17 @@ export interface LocalStack {
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
   const { logger } = opts;
   // One process, one secret: when none is configured, a random one that lives only in this process's memory.
-  const env: NodeJS.ProcessEnv = {
+  const secrets: NodeJS.ProcessEnv = {
     ...opts.env,
     GATEWAY_IDENTITY_SECRET: opts.env.GATEWAY_IDENTITY_SECRET || randomBytes(48).toString('base64url'),
     WEBHOOK_SECRETS_KEY: opts.env.WEBHOOK_SECRETS_KEY || readOrCreateSecretsKey(path.join(opts.dataDir, 'webhooks-secrets.key')),
+  };
+  // Read before anything starts: a bad EDGE_PORT is named as such, not as the media address made from it.
+  const edgeConfig = loadEdgeConfig(secrets);
+  const env: NodeJS.ProcessEnv = {
+    ...secrets,
     // Signed media links point at this machine's edge unless a public address is configured.
-    MEDIA_PUBLIC_BASE_URL: opts.env.MEDIA_PUBLIC_BASE_URL || `http://127.0.0.1:${opts.env.EDGE_PORT || 8080}`,
+    MEDIA_PUBLIC_BASE_URL: opts.env.MEDIA_PUBLIC_BASE_URL || `http://127.0.0.1:${edgeConfig.EDGE_PORT}`,
   };
   const stores: Store[] = [];
   // One thread checkpoints every store's WAL, so no commit on the event loop has to.
@@ -116,7 +121,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const { keys, inference, batch, media, webhooks, consoleService } = onThread.value;
     // The edge hands requests to the services on its thread; their own ports still serve other callers (billing's serve the edge).
     edge = await startEdge({
-      config: loadEdgeConfig(env), bus, logger: logger.child({ service: 'edge' }),
+      config: edgeConfig, bus, logger: logger.child({ service: 'edge' }),
       inProcess: {
         inference: inference.handIn, keys: keys.handIn, batch: batch.handIn, webhooks: webhooks.handIn,
         media: media.handIn, console: consoleService.handIn,

@@ -68,7 +68,10 @@ describe('billing in a worker thread', () => {
 
   test('a worker that cannot start rejects with its reason, and that is not taken for a crash', async () => {
     const exits: number[] = [];
-    await expect(startWorkerService(BILLING_WORKER, 'billing', data({ USAGE_BATCH_MAX: '0' }), (code) => exits.push(code))).rejects.toThrow(/USAGE_BATCH_MAX/);
+    const err = await startWorkerService(BILLING_WORKER, 'billing', data({ USAGE_BATCH_MAX: '0' }), (code) => exits.push(code)).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/^Invalid configuration: USAGE_BATCH_MAX/);
+    expect((err as Error).stack).toMatch(/^Error: Invalid configuration: USAGE_BATCH_MAX/);
     expect(exits).toEqual([]);
   });
 });

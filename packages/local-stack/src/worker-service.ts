@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 /** What the worker thread says to the thread that started it. */
 type FromWorker =
   | { type: 'ready'; name: string; httpPort: number; grpcPort: number }
-  | { type: 'failed'; error: string }
+  | { type: 'failed'; message: string; stack: string }
   | { type: 'report'; id: number; report: ReadinessReport }
   | { type: 'heap'; id: number; heap: HeapUse };
 
@@ -60,7 +60,7 @@ export async function startWorkerService(entry: string, name: string, workerData
     const timer = setTimeout(() => reject(new Error(`worker ${entry} did not start in ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
     worker.on('message', (msg: FromWorker) => {
       if (msg.type === 'ready') { clearTimeout(timer); resolve(msg); }
-      else if (msg.type === 'failed') { clearTimeout(timer); reject(new Error(msg.error)); }
+      else if (msg.type === 'failed') { clearTimeout(timer); reject(Object.assign(new Error(msg.message), { stack: msg.stack })); }
       else if (msg.type === 'report') { pending.get(msg.id)?.(msg.report); pending.delete(msg.id); }
       else if (msg.type === 'heap') { heaps.get(msg.id)?.(msg.heap); heaps.delete(msg.id); }
     });
@@ -157,7 +157,8 @@ export function serveFromWorker(start: () => Promise<{ service: RunningService; 
       say({ type: 'ready', name: service.name, httpPort: service.httpPort, grpcPort: service.grpcPort });
     },
     (err: unknown) => {
-      say({ type: 'failed', error: (err as Error)?.stack ?? String(err) });
+      // Its own message (and the worker's stack): new Error(stack) would read "Error: Error: …".
+      say({ type: 'failed', message: (err as Error)?.message ?? String(err), stack: (err as Error)?.stack ?? String(err) });
       port.close();
     },
   );
