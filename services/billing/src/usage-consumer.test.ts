@@ -1,5 +1,5 @@
 import type { Subscription } from '@gw/bus';
-import { TOPICS, type BalanceChanged } from '@gw/proto';
+import { TOPICS, type BalanceChanged, type UsageEvent } from '@gw/proto';
 import { accountsCollection, ensureSeedAccounts, type AccountDoc } from './accounts';
 import { BillingService } from './billing-service';
 import { ledgerCollection } from './ledger';
@@ -141,6 +141,15 @@ describe.each(STORE_ENGINES)('usage consumer (%s store, embedded bus)', (engine)
     const batch = asBatch([good]);
     batch.unshift({ ...batch[0], value: { account_id: 'acct_a' }, offset: '99' });
     await handler()(batch);
+    expect((await account('acct_a')).wallet_micros).toBe(-LIST_MICROS);
+    expect(await engines.store.collection('usage_rejects').count({})).toBe(1);
+  });
+
+  // Before, the price function's RangeError failed the batch on every redelivery: billing stopped for everyone.
+  test('an event whose charge is past any amount billing can hold is set aside without blocking the rest of the batch', async () => {
+    const good = usageEvent();
+    const absurd = usageEvent({ usage: { prompt_tokens: 9e15, completion_tokens: 9e15 } as UsageEvent['usage'] });
+    await handler()(asBatch([absurd, good]));
     expect((await account('acct_a')).wallet_micros).toBe(-LIST_MICROS);
     expect(await engines.store.collection('usage_rejects').count({})).toBe(1);
   });

@@ -10,7 +10,7 @@ import { FinishedPostings } from './finished-postings';
 import { keyHolderDocs, keyHoldersCollection } from './key-holders';
 import { ledgerMediaCollection, ledgerMediaDocs } from './ledger-media';
 import { applyPostings, type PostingResult } from './posting';
-import type { PriceBook } from '@gw/catalog';
+import type { PriceBook, PriceQuote } from '@gw/catalog';
 import { usageEventSchema, type UsageEvent } from './usage-event';
 import { ledgerStatsInput, recordUsageStats, usageStatsCollection } from './stats/usage-stats';
 
@@ -36,7 +36,7 @@ export interface UsageConsumerDeps {
   finishedPostings?: FinishedPostings;
 }
 
-/** A message that is not a UsageEvent; kept (never silently dropped) for an operator, then skipped. */
+/** A message that is not a UsageEvent, or one whose charge no amount can hold; kept (never silently dropped) for an operator, then skipped. */
 interface RejectedUsageDoc {
   _id: string;
   value: string;
@@ -87,15 +87,29 @@ export function createUsageBatchHandler(deps: UsageConsumerDeps): (messages: Bus
     const known = await accounts.find({ _id: { $in: accountIds } });
     const factorOf = new Map(known.map((a) => [a._id, a.price_factor_ppm]));
     const nowMs = now().getTime();
-    const entries = events.map((event) => {
+    const entries: LedgerEntry[] = [];
+    const unpriceable: RejectedUsageDoc[] = [];
+    for (const event of events) {
       const factor = factorOf.get(event.account_id) ?? LIST_PRICE_FACTOR_PPM;
-      // A line a provider's batch API ran (api_type `batch`) is priced at the deployment's batch price.
-      const quote = priceBook.quote(event.deployment, event.usage, factor, event.api_type === 'batch' ? 'batch' : 'standard');
+      let quote: PriceQuote;
+      try {
+        // A line a provider's batch API ran (api_type `batch`) is priced at the deployment's batch price.
+        quote = priceBook.quote(event.deployment, event.usage, factor, event.api_type === 'batch' ? 'batch' : 'standard');
+      } catch (err) {
+        // Usage no amount can hold (a provider reporting absurd counts): set aside like a malformed event, or the
+        // batch would fail on every redelivery and stop billing for every account.
+        if (!(err instanceof RangeError)) throw err;
+        logger.error({ requestId: event.request_id, deployment: event.deployment, problem: err.message }, 'usage event whose charge is out of range set aside');
+        unpriceable.push({ _id: `unpriceable:${event.request_id}`, value: JSON.stringify(event), problem: err.message, rejected_at_ms: nowMs });
+        continue;
+      }
       if (!quote.priced) {
         logger.error({ requestId: event.request_id, deployment: event.deployment, model: event.model }, 'usage for a deployment without a price; recorded unpriced');
       }
-      return buildLedgerEntry(event, quote, factor, postingId, nowMs);
-    });
+      entries.push(buildLedgerEntry(event, quote, factor, postingId, nowMs));
+    }
+    if (unpriceable.length > 0) await rejects.insertMany(unpriceable, { ignoreDuplicates: true });
+    if (entries.length === 0) return [];
     const { duplicateIds } = await ledger.insertMany(entries, { ignoreDuplicates: true });
     // Every entry's, recorded now or by an earlier delivery that stopped before this write.
     const mediaRows = ledgerMediaDocs(entries);
