@@ -51,7 +51,7 @@ export function streamErrorEvent(format: EventStreamFormat, err: GatewayError, t
  * Bytes a stream may have written that its client has not taken yet (Node's buffer, past the kernel's) before a
  * relay waits for it: a slow reader then slows the provider's stream instead of growing this process's memory.
  */
-export const MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
+const MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
 
 export interface EventStreamOptions {
   format: EventStreamFormat;

@@ -2,6 +2,7 @@ export * from './capped-body';
 export * from './config';
 export * from './errors';
 export * from './event-stream';
+export * from './pipe-request';
 export * from './stream-answer';
 export * from './grpc';
 export * from './health';

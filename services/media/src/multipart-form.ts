@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@gw/platform';
+import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
 
 export interface FormFile {
   bytes: Buffer;
@@ -72,12 +72,8 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
       reject(failed ?? new InputError(`The multipart body is malformed: ${err.message}`, null, 'invalid_multipart'));
     });
     parser.on('close', () => (failed ? reject(failed) : resolve(form)));
-    // A client that leaves before its body ended never ends the form (pipe passes no abort on): fail the parser,
-    // so the read settles and what it held goes.
-    req.once('close', () => {
-      if (!req.complete) parser.destroy(new Error('The client left before the form ended'));
-    });
-    req.pipe(parser);
+    // A client that leaves before its body ended fails the parser: the form settles, keeping nothing.
+    pipeRequestInto(req, parser);
   });
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { BlobTooLargeError, type BlobInfo, type BlobStore } from '@gw/blobs';
-import { InputError, UnsupportedMediaTypeError } from '@gw/platform';
+import { InputError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
 
 export interface UploadLimits {
   maxBytes: number;
@@ -104,11 +104,6 @@ export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: strin
       settle();
     });
     parser.on('close', () => settle());
-    // A client that leaves before its body ended never ends the form (pipe passes no abort on): fail the parser,
-    // so the upload stops, keeps nothing and settles.
-    req.once('close', () => {
-      if (!req.complete) parser.destroy(new Error('The client left before the form ended'));
-    });
 
     let settled = false;
     async function settle() {
@@ -122,6 +117,7 @@ export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: strin
       }
       resolve({ ...result, fields });
     }
-    req.pipe(parser);
+    // A client that leaves before its body ended fails the parser: the form settles, keeping nothing.
+    pipeRequestInto(req, parser);
   });
 }
