@@ -8,7 +8,8 @@ import { healthProto, keysProto } from '@gw/proto';
 import { InputError } from './errors';
 import { callUnary, grpcClientOptions } from './grpc';
 import { authenticatedUnaryHandler, serviceIdentityInterceptor } from './grpc-auth';
-import { requireIdentity } from './http';
+import { Health } from './health';
+import { closeServer, createHttpApp, finishHttpApp, listen, requireIdentity } from './http';
 import type { Identity } from './identity';
 import { IDENTITY_HEADER, IdentitySigner } from './identity-token';
 import { createLogger } from './logger';
@@ -28,8 +29,14 @@ function domainRoutes(): Router {
   router.get('/v1/me', (req, res) => { res.json({ accountId: requireIdentity(req).accountId }); });
   router.post('/v1/things', () => { throw new InputError('name is required', 'name'); });
   router.post('/v1/plain/things', () => { throw new InputError('name is required', 'name'); });
+  router.get('/v1/things/:thingId', (req, res) => {
+    res.json({ thingId: req.params.thingId, query: req.query, prototypeKept: Object.getPrototypeOf(req) === frontPrototype });
+  });
   return router;
 }
+
+/** The request prototype of the test's front app (set by the hand-over test). */
+let frontPrototype: object | null = null;
 
 const signed = (method: string, path: string, identity: Identity | null = ID) => ({ [IDENTITY_HEADER]: edge.mint({ method, path }, identity, 'trace-1') });
 
@@ -90,6 +97,35 @@ describe('startService: an internal service', () => {
       expect(await (await fetch(`${at}/v1/me`, { headers: signed('GET', '/v1/me') })).json()).toEqual({ accountId: 'acct_1' });
     } finally {
       await new Promise((resolve) => front.close(resolve));
+    }
+  });
+
+  it('serves a request the edge\'s app set up and hands in: its routes, errors and parameters, the request not set up again', async () => {
+    // A front app of the platform's shell, as the edge of the local stack is.
+    const front = createHttpApp({ logger, health: new Health({ logger }), bodyLimitBytes: null, exposure: 'public' });
+    front.use((req, res, next) => {
+      frontPrototype = Object.getPrototypeOf(req) as object;
+      svc.handIn(req, res, next, { identity: ID, traceId: req.traceId });
+    });
+    finishHttpApp(front, logger);
+    const server = await listen(front, 0, '127.0.0.1');
+    const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const thing = await fetch(`${at}/v1/things/t%201?a=1&a=2`);
+      expect(thing.status).toBe(200);
+      expect(await thing.json()).toEqual({ thingId: 't 1', query: { a: ['1', '2'] }, prototypeKept: true });
+      const refused = await fetch(`${at}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: { param: 'name', type: 'invalid_request_error' } });
+      expect(await (await fetch(`${at}/v1/plain/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' })).json())
+        .toEqual({ error: { code: 400, message: 'Request body is not valid JSON', param: null } });
+      // The router fails to decode it before any route runs; the service's renderer still names the parameter.
+      const undecodable = await fetch(`${at}/v1/things/%E0%A4%A`);
+      expect(undecodable.status).toBe(400);
+      expect(await undecodable.json()).toMatchObject({ error: { code: 'invalid_path_parameter', param: 'thingId' } });
+      expect((await fetch(`${at}/v1/nowhere`)).status).toBe(404);
+    } finally {
+      await closeServer(server, 0);
     }
   });
 
