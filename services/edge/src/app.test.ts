@@ -8,6 +8,7 @@ import { billingConfigSchema, startBillingService } from '@gw/billing';
 import { createBus, type Bus } from '@gw/bus';
 import { startKeysService } from '@gw/keys';
 import { createLogger, IdentityVerifier, type IdentityClaims, type RunningService } from '@gw/platform';
+import { TOPICS } from '@gw/proto';
 import { createStore, type Store } from '@gw/store';
 import { startEdge, type RunningEdge } from './app';
 import { edgeConfigSchema } from './config';
@@ -430,6 +431,18 @@ describe('edge in front of the real keys service (embedded engines)', () => {
         method: 'PATCH', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: '{"disabled":false}',
       });
       expect((await chat(auth)).status).toBe(200);
+    });
+
+    it('a message it cannot read on the key-change topic is skipped: a key disabled after it is still refused at once', async () => {
+      await bus.publish(TOPICS.keys, [{ key: 'foreign', value: null }, { key: 'foreign', value: 'not an event' }]);
+      const { secret, hash } = await createKey();
+      const auth = { authorization: `Bearer ${secret}` };
+      expect((await chat(auth)).status).toBe(200);
+      const patch = await fetch(`${base}/v1/keys/${hash}`, {
+        method: 'PATCH', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: '{"disabled":true}',
+      });
+      expect(patch.status).toBe(200);
+      await expectEnvelope(await chat(auth), 401, 'key_disabled');
     });
 
     it('a key deleted through the edge is refused on the very next call', async () => {

@@ -60,7 +60,13 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       group: `edge-keys-${randomUUID()}`,
       from: 'latest',
       ephemeral: true,
-      handleBatch: async (messages) => { for (const m of messages) auth.invalidate(m.value.key_hash); },
+      // A message without a key hash is skipped: thrown on, its batch would be redelivered forever.
+      handleBatch: async (messages) => {
+        for (const m of messages) {
+          const keyHash = (m.value as { key_hash?: unknown } | null)?.key_hash;
+          if (typeof keyHash === 'string') auth.invalidate(keyHash);
+        }
+      },
     }, logger));
 
     const upstream = (name: Upstream, url: string, bodyLimit = config.BODY_LIMIT_BYTES): express.RequestHandler | null =>

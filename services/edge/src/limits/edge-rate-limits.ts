@@ -31,16 +31,24 @@ const count = (v: unknown): number => {
   return Number.isFinite(n) && n > 0 ? n : 0;
 };
 
-/** When the call ended (ms), from its event; absent times mean "now". */
-function endedAt(event: UsageMessage): number | undefined {
-  const at = count(event.created_at_ms) + count(event.latency_ms);
-  return at > 0 ? at : undefined;
+/** What the token limits count of one usage message; null for a message with no account (nothing to count against). */
+export function countedCall(value: unknown): { accountId: string; keyHash: string; tokens: number; endedAtMs: number | undefined } | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const event = value as { [K in keyof UsageMessage]?: unknown };
+  if (typeof event.account_id !== 'string' || event.account_id === '') return null;
+  const endedAt = count(event.created_at_ms) + count(event.latency_ms);
+  return {
+    accountId: event.account_id,
+    keyHash: typeof event.key_hash === 'string' ? event.key_hash : '',
+    tokens: tokensOf(event.usage),
+    endedAtMs: endedAt > 0 ? endedAt : undefined,
+  };
 }
 
 /** Tokens a call used: its total, else prompt + completion (or input + output) as the provider reported them. */
-function tokensOf(event: UsageMessage): number {
-  const u = event.usage;
-  if (!u) return 0;
+function tokensOf(usage: unknown): number {
+  if (typeof usage !== 'object' || usage === null) return 0;
+  const u = usage as Record<string, unknown>;
   return count(u.total_tokens) || count(u.prompt_tokens) + count(u.completion_tokens) || count(u.input_tokens) + count(u.output_tokens);
 }
 
@@ -80,8 +88,16 @@ export function openEdgeRateLimits(
     from: store ? 'earliest' : 'latest',
     ephemeral: !store,
     fetchWaitMs: USAGE_FETCH_WAIT_MS,
+    // A message it cannot read is skipped, never thrown on: the batch would be redelivered forever and no later
+    // call's tokens counted. Billing keeps such events aside (usage_rejects); here they count nothing.
     handleBatch: async (messages) => {
-      for (const m of messages) await limiter.recordTokens(m.value.account_id, m.value.key_hash, tokensOf(m.value), endedAt(m.value));
+      let unreadable = 0;
+      for (const m of messages) {
+        const call = countedCall(m.value);
+        if (call) await limiter.recordTokens(call.accountId, call.keyHash, call.tokens, call.endedAtMs);
+        else unreadable++;
+      }
+      if (unreadable > 0) log.warn({ unreadable, topic: TOPICS.usage }, 'usage messages without an account were not counted');
     },
   }, logger);
 
