@@ -110,6 +110,7 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     [{ enable_itn: true }, 'enable_itn'],
     [{ response_format: 'tsv' }, 'response_format'],
     [{ diarize: true }, 'diarize'],
+    [{ timestamp_granularities: ['segment', 'zzz'] }, 'timestamp_granularities'],
   ])('a field the model or its provider cannot take is a 400 naming it: %j', async (extra, param) => {
     const upstream = await stack.simulatorRequestCount();
     expectEnvelope(await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, audio_data: wav.toString('base64'), mime_type: 'audio/wav', ...extra }), 400, undefined, param);

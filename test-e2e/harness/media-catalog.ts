@@ -45,7 +45,7 @@ const TRANSCRIBE_SCHEMA = {
   prompt: spec('string'),
   response_format: spec('string', ['json', 'text', 'srt', 'vtt', 'verbose_json']),
   temperature: spec('number', null, 0, 1),
-  timestamp_granularities: spec('array', null, null, null, { max_items: 2 }),
+  timestamp_granularities: spec('array', ['word', 'segment'], null, null, { max_items: 2 }),
   stream: spec('boolean'),
   // A vendor field the OpenAI wire format cannot carry.
   hotwords: spec('string'),

@@ -12,12 +12,13 @@ const model = catalogSchema.parse({
       strength: { type: 'number', min: 0, max: 1 },
       images: { type: 'array', max_items: 2 },
       watermark: { type: 'boolean' },
+      granularities: { type: 'array', options: ['word', 'segment'], max_items: 2 },
     },
     deployments: [{ id: 'd', provider: 'p', provider_model: 'x', price: { prompt_per_million: '0', completion_per_million: '0' } }],
   }],
 }).models[0];
 
-const TABLE = { model: 'string', prompt: 'string', n: 'integer', size: 'string', strength: 'number', images: 'array', watermark: 'boolean', seed: 'integer' } as const;
+const TABLE = { model: 'string', prompt: 'string', n: 'integer', size: 'string', strength: 'number', images: 'array', watermark: 'boolean', seed: 'integer', granularities: 'array' } as const;
 
 describe('checkFields: the endpoint table, then the model parameter_schema, each failure a 400 naming the field', () => {
   it.each([
@@ -33,6 +34,11 @@ describe('checkFields: the endpoint table, then the model parameter_schema, each
     [{ images: 'a' }, ['images', 'invalid_type']],
     [{ watermark: 'yes' }, ['watermark', 'invalid_type']],
     [{ seed: 7 }, ['seed', 'unsupported_parameter']],
+    // An array's options bound each item.
+    [{ granularities: ['segment', 'word'] }, null],
+    [{ granularities: ['segment', 'zzz'] }, ['granularities', 'invalid_value']],
+    [{ granularities: [{ deep: ['x'] }] }, ['granularities', 'invalid_value']],
+    [{ granularities: ['word', 'word', 'word'] }, ['granularities', 'invalid_value']],
   ])('%j', (fields, refusal) => {
     const run = () => checkFields({ model: 'm/image', prompt: 'p', ...fields }, TABLE, model, ['model', 'prompt']);
     if (!refusal) expect(run).not.toThrow();

@@ -31,8 +31,10 @@ export function checkFields(fields: Record<string, unknown>, table: Readonly<Rec
     const spec = model.parameter_schema[name];
     if (!spec) throw new InputError(`${name} is not supported by model '${model.id}'`, name, 'unsupported_parameter');
     if (!typeMatches(spec.type, value)) throw new InputError(`${name} must be ${article(spec.type)} ${spec.type} for model '${model.id}'`, name, 'invalid_type');
-    if (spec.options && !spec.options.includes(value as string | number | boolean)) {
-      throw new InputError(`${name} must be one of ${spec.options.map((o) => JSON.stringify(o)).join(', ')} for model '${model.id}'`, name, 'invalid_value');
+    // An array's options are what each of its items may be.
+    if (spec.options && !(Array.isArray(value) ? value : [value]).every((v) => spec.options!.includes(v as string | number | boolean))) {
+      const each = Array.isArray(value) ? 'each item of ' : '';
+      throw new InputError(`${each}${name} must be one of ${spec.options.map((o) => JSON.stringify(o)).join(', ')} for model '${model.id}'`, name, 'invalid_value');
     }
     if (typeof value === 'number') {
       if (spec.min !== null && value < spec.min) throw new InputError(`${name} must be at least ${spec.min} for model '${model.id}'`, name, 'invalid_value');
