@@ -7,11 +7,11 @@ import { GatewayError, InputError, PayloadTooLargeError, toGatewayError, Unsuppo
  * and often a `type`) become typed errors. Each is mapped deliberately: they are the caller's fault, except
  * the two that can only come from our own wiring.
  */
-export function fromExpressError(err: unknown, req: Request, routes: RouterLayer[] = []): GatewayError {
+export function fromExpressError(err: unknown, req: Request): GatewayError {
   if (err instanceof GatewayError) return err;
   const e = err as { type?: string; status?: number; errno?: unknown; expose?: unknown };
   if (err instanceof URIError && e.status === 400) {
-    const param = findInStack(routes, req.baseUrl + req.path);
+    const param = pathParamAtFault(req);
     return new InputError(`Path parameter${param ? ` '${param}'` : ''} is not validly percent-encoded`, param, 'invalid_path_parameter');
   }
   switch (e?.type) {
@@ -40,8 +40,7 @@ export function fromExpressError(err: unknown, req: Request, routes: RouterLayer
   return toGatewayError(err);
 }
 
-/** A layer of an express router's stack, as far as finding an undecodable parameter needs. */
-export interface RouterLayer {
+interface RouterLayer {
   match(path: string): { path: string } | false;
   route?: { path: string | string[] };
   handle: { stack?: RouterLayer[] };
@@ -49,9 +48,13 @@ export interface RouterLayer {
 
 /**
  * The router fails to decode a parameter while matching, before any handler knows which route it is. Walk the
- * same layers (the app's router stack) in the same order to find the first one that fails, and name its
- * parameter that does not decode.
+ * same layers in the same order to find the first one that fails, and name its parameter that does not decode.
  */
+function pathParamAtFault(req: Request): string | null {
+  const stack = (req.app as unknown as { router?: { stack?: RouterLayer[] } }).router?.stack;
+  return stack ? findInStack(stack, req.baseUrl + req.path) : null;
+}
+
 function findInStack(stack: RouterLayer[], path: string): string | null {
   for (const layer of stack) {
     let matched: { path: string } | false;

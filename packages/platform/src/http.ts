@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AuthenticationError, errorEnvelope, NotFoundError, toGatewayError, UnavailableError, type GatewayError } from './errors';
 import type { Health } from './health';
-import { fromExpressError, type RouterLayer } from './http-errors';
+import { fromExpressError } from './http-errors';
 import { answerParserErrors } from './http-parser-errors';
 import { newTraceId } from './ids';
 import { H_TRACE_ID, type Identity } from './identity';
@@ -10,7 +10,6 @@ import { IDENTITY_HEADER, type IdentityVerifier } from './identity-token';
 import type { HandedIdentities } from './handed-identity';
 import { lazyChild, type Logger } from './logger';
 import type { Metrics } from './metrics';
-import type { HttpHandler } from './service';
 import { startServerSpan, traceIdOfTraceparent, tracingEnabled, type ServerSpan } from './tracing';
 
 declare global {
@@ -66,7 +65,6 @@ export function createHttpApp(opts: HttpAppOptions) {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
-  platformApps.add(app);
   app.use((req, res, next) => {
     const fromEdge = internal ? req.headers[H_TRACE_ID] : undefined;
     req.identity = null;
@@ -104,24 +102,6 @@ export function createHttpApp(opts: HttpAppOptions) {
     app.use((req, _res, next) => (req.span ? req.span.run(next) : next()));
   }
   return app;
-}
-
-/** Every app `createHttpApp` made: one set of express settings, so a request one of them set up suits them all. */
-const platformApps = new WeakSet<object>();
-
-/**
- * `app` for a request handed over in this process. A request the edge's app already set up (another app of
- * `createHttpApp`, with the same settings) runs straight into `app`'s middleware and routes: express's own entry
- * would give req and res the prototypes of `app` again, and changing an object's prototype per request cost the
- * main thread about 9% of its CPU per call (`bench/ab.ts`). Any other request enters through express as usual.
- */
-export function inProcessEntry(app: express.Express): HttpHandler {
-  const router = app.router as unknown as { handle: HttpHandler };
-  return (req, res, next) => {
-    const setUpBy = (req as Partial<Request>).app;
-    if (setUpBy && platformApps.has(setUpBy)) router.handle(req, res, next);
-    else (app as unknown as HttpHandler)(req, res, next);
-  };
 }
 
 /** `/livez`, `/readyz` (from the service's Health) and `/metrics`: on the service port, or the edge's admin port. */
@@ -185,7 +165,7 @@ export function finishHttpApp(app: express.Express, logger: Logger, rendering: E
     throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = fromExpressError(err, req, app.router.stack as unknown as RouterLayer[]);
+    const e = fromExpressError(err, req);
     logRequestError(req.log ?? logger.child({ traceId: req.traceId }), err, e, req.path);
     const plain = plainPaths.some((p) => req.path === p || req.path.startsWith(`${p}/`));
     sendError(res, e, req.traceId, plain ? 'plain-json' : 'envelope');

@@ -7,7 +7,7 @@ import { GrpcCallAuthenticator, type ApiKeyAccounts } from './grpc-auth';
 import { reflectionFor } from './grpc-reflection';
 import { healthProto } from '@gw/proto';
 import { Health } from './health';
-import { closeServer, createHttpApp, finishHttpApp, inProcessEntry, listen, mountProbes } from './http';
+import { closeServer, createHttpApp, finishHttpApp, listen, mountProbes } from './http';
 import { HandedIdentities } from './handed-identity';
 import { IdentityVerifier } from './identity-token';
 import type { Logger } from './logger';
@@ -141,7 +141,6 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
   let grpcPort = 0;
   let adminPort = 0;
   let httpHandler: HttpHandler | null = null;
-  let handedEntry: HttpHandler | null = null;
   const handedIdentities = new HandedIdentities();
   try {
     const surfaces = await wire(scope);
@@ -154,7 +153,6 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
     for (const route of surfaces.routes) app.use(route);
     finishHttpApp(app, logger, { plainJsonErrorPaths: spec.plainJsonErrorPaths });
     httpHandler = app as unknown as HttpHandler;
-    handedEntry = inProcessEntry(app);
 
     if (surfaces.grpc?.length) {
       if (spec.grpcPort === undefined) throw new Error(`${spec.name}: gRPC services need a gRPC port`);
@@ -190,7 +188,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
     name: spec.name, httpPort, grpcPort, adminPort, health, httpHandler: httpHandler!,
     handIn: (req, res, next, handed) => {
       handedIdentities.handIn(req, handed);
-      handedEntry!(req, res, next);
+      httpHandler!(req, res, next);
     },
     stop: () => {
       stopping ??= (async () => {
