@@ -80,8 +80,8 @@ export class UpstreamError extends GatewayError {
   }
 }
 export class UnavailableError extends GatewayError {
-  constructor(message = 'Service unavailable', code = 'service_unavailable') {
-    super(message, 503, 'service_unavailable_error', code);
+  constructor(message = 'Service unavailable', code = 'service_unavailable', retryAfterSeconds?: number) {
+    super(message, 503, 'service_unavailable_error', code, null, retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {});
   }
 }
 export class TimeoutError extends GatewayError {

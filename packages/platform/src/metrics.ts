@@ -94,6 +94,15 @@ export class Metrics {
     return this.family('edge', (registers) => ({
       keyLookups: new Counter({ name: 'gw_edge_key_lookups_total', help: 'Keys-service lookups made by the edge, by outcome (valid, refused, unavailable)', labelNames: ['outcome'], registers }),
       rateLimited: new Counter({ name: 'gw_edge_rate_limited_total', help: 'Requests refused with 429 by the edge, by scope (key, account) and budget (requests, tokens)', labelNames: ['scope', 'budget'], registers }),
+      bodyBudgetRefusals: new Counter({ name: 'gw_edge_body_budget_refusals_total', help: 'Requests refused with 503 server_busy because their body did not fit the body memory budget', registers }),
+    }));
+  }
+
+  /** Reports at every scrape the bytes of request bodies the edge admitted whose responses have not closed. */
+  watchBodyBudget(held: () => number): void {
+    this.family('body-budget', (registers) => new Gauge({
+      name: 'gw_edge_body_bytes_held', help: 'Bytes of request bodies admitted by the edge whose responses have not closed', registers,
+      collect() { this.set(held()); },
     }));
   }
 

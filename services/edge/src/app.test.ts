@@ -385,6 +385,38 @@ describe('edge in front of the real keys service (embedded engines)', () => {
       expect(after.status).toBe(200);
     });
 
+    it('a body that does not fit beside those held is a 503 server_busy with Retry-After, read by no service; it fits once they are answered', async () => {
+      // Room for one chunked body (counted at the route's limit) and not for another half of it beside.
+      const busy = await startTestEdge({ MEDIA_BODY_LIMIT_BYTES: String(BODY_LIMIT), BODY_MEMORY_BUDGET_BYTES: String(BODY_LIMIT * 1.5) });
+      const headers = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+      let finish!: () => void;
+      const held = rawRequest(busy.httpPort, {
+        method: 'POST', path: '/v1/chat/completions', headers: { ...headers, 'transfer-encoding': 'chunked' },
+        write: async (req) => {
+          req.write('{"model":"m",');
+          await new Promise<void>((resolve) => { finish = resolve; });
+          req.end('"messages":[]}');
+        },
+      });
+      for (let i = 0; i < 200 && !inference.seen.some((s) => !s.complete); i++) await sleep(10);
+      const heldBytes = (await (await fetch(`http://127.0.0.1:${busy.adminPort}/metrics`)).text()).match(/^gw_edge_body_bytes_held\{[^}]*\} (\d+)$/m)?.[1];
+      expect(heldBytes).toBe(String(BODY_LIMIT));
+
+      const body = JSON.stringify({ model: 'm', messages: [], user: 'x'.repeat(BODY_LIMIT / 2) });
+      const send = () => fetch(`http://127.0.0.1:${busy.httpPort}/v1/chat/completions`, { method: 'POST', headers, body });
+      const refused = await send();
+      expect(refused.headers.get('retry-after')).toBe('1');
+      await expectEnvelope(refused, 503, 'server_busy');
+      expect(inference.seen).toHaveLength(1);
+
+      finish();
+      expect((await held).status).toBe(200);
+      expect((await send()).status).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${busy.adminPort}/metrics`)).text();
+      expect(metrics).toMatch(/^gw_edge_body_bytes_held\{[^}]*\} 0$/m);
+      expect(metrics).toMatch(/^gw_edge_body_budget_refusals_total\{[^}]*\} 1$/m);
+    });
+
     it('a chunked body within the limit streams through intact', async () => {
       const parts = ['{"model":"m",', '"messages":[{"role":"user",', '"content":"', 'x'.repeat(1000), '"}]}'];
       const res = await rawRequest(edge.httpPort, {

@@ -4,12 +4,13 @@ import type express from 'express';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type TypedBus } from '@gw/bus';
 import {
-  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, type InProcessHandler, type Logger, type RunningService,
+  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, UnavailableError, type InProcessHandler, type Logger, type RunningService,
 } from '@gw/platform';
 import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import type { Store } from '@gw/store';
 import { Authenticator, extractSecret } from './auth/authenticator';
 import type { EdgeConfig } from './config';
+import { BodyBudget, bodyBytesOf } from './limits/body-budget';
 import { openEdgeRateLimits } from './limits/edge-rate-limits';
 import { serveOpenApi } from './openapi-route';
 import { checkDeclaredBodySize, forwardTo, rewriteHeaders } from './proxy/forwarding';
@@ -80,6 +81,8 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       console: upstream('console', config.CONSOLE_HTTP_URL),
       media: upstream('media', config.MEDIA_HTTP_URL, config.MEDIA_BODY_LIMIT_BYTES),
     };
+    const bodies = new BodyBudget(config.BODY_MEMORY_BUDGET_BYTES);
+    metrics.watchBodyBudget(() => bodies.held);
     const bodyLimitOf = (name: Upstream) =>
       name === 'batch' ? config.UPLOAD_BODY_LIMIT_BYTES : name === 'media' ? config.MEDIA_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES;
 
@@ -108,6 +111,13 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
         // once they are used up. Every authenticated request counts against the requests per minute.
         const spendsTokens = req.method === 'POST' && (route.upstream === 'inference' || route.upstream === 'batch');
         if (key) await limits.enforce(res, key.identity, spendsTokens, key.rateLimits);
+        // File uploads stream to the blob store; every other service reads its body whole.
+        if (route.upstream !== 'batch' && !bodies.holdUntilClosed(bodyBytesOf(req.headers, bodyLimitOf(route.upstream)), res)) {
+          metrics.edge.bodyBudgetRefusals.inc();
+          // Its body is never read: the connection cannot be reused.
+          res.setHeader('connection', 'close');
+          throw new UnavailableError('The gateway holds as many request bodies as it may at once; retry shortly', 'server_busy', 1);
+        }
         const done = (err?: unknown) => next(err ?? new NotFoundError('Not found'));
         const local = inProcess[route.upstream];
         if (local) {
