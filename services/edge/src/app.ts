@@ -112,7 +112,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
         const spendsTokens = req.method === 'POST' && (route.upstream === 'inference' || route.upstream === 'batch');
         if (key) await limits.enforce(res, key.identity, spendsTokens, key.rateLimits);
         // File uploads stream to the blob store; every other service reads its body whole.
-        if (route.upstream !== 'batch' && !bodies.holdUntilClosed(bodyBytesOf(req.headers, bodyLimitOf(route.upstream)), res)) {
+        if (route.upstream !== 'batch' && !bodies.holdUntilClosed(bodyBytesOf(req.headers, bodyLimitOf(route.upstream)), identity?.accountId ?? '', res)) {
           metrics.edge.bodyBudgetRefusals.inc();
           // Its body is never read: the connection cannot be reused.
           res.setHeader('connection', 'close');

@@ -23,8 +23,9 @@ export const edgeConfigSchema = z.object({
   MEDIA_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   /**
    * Bytes of request bodies admitted at once (each its declared length; one sent without a length counts its
-   * route's limit). Past it a request is a 503 `server_busy` with Retry-After, before its body is read. File
-   * uploads, streamed to the blob store, do not count. 0: no budget; else at least the largest body limit below.
+   * route's limit); one account at most half of it. Past it a request is a 503 `server_busy` with Retry-After,
+   * before its body is read. File uploads, streamed to the blob store, do not count. 0: no budget; else at least
+   * twice the largest body limit above.
    */
   BODY_MEMORY_BUDGET_BYTES: z.coerce.number().int().min(0).default(256 * 1024 * 1024),
   /** Authenticated keys are cached this long; key-change events drop entries sooner. */
@@ -66,10 +67,10 @@ export const edgeConfigSchema = z.object({
   /** The admin port's interface (probes, /metrics). */
   ...bindHostEnv,
 }).superRefine((c, ctx) => {
-  // A budget below one route's limit would refuse that route's largest bodies forever.
-  const largest = Math.max(c.BODY_LIMIT_BYTES, c.MEDIA_BODY_LIMIT_BYTES);
-  if (c.BODY_MEMORY_BUDGET_BYTES !== 0 && c.BODY_MEMORY_BUDGET_BYTES < largest) {
-    ctx.addIssue({ code: 'custom', path: ['BODY_MEMORY_BUDGET_BYTES'], message: `must be 0 or at least ${largest} (BODY_LIMIT_BYTES and MEDIA_BODY_LIMIT_BYTES)` });
+  // An account may hold half the budget: less than one route's limit would refuse that route's largest bodies forever.
+  const least = 2 * Math.max(c.BODY_LIMIT_BYTES, c.MEDIA_BODY_LIMIT_BYTES);
+  if (c.BODY_MEMORY_BUDGET_BYTES !== 0 && c.BODY_MEMORY_BUDGET_BYTES < least) {
+    ctx.addIssue({ code: 'custom', path: ['BODY_MEMORY_BUDGET_BYTES'], message: `must be 0 or at least ${least} (twice the larger of BODY_LIMIT_BYTES and MEDIA_BODY_LIMIT_BYTES)` });
   }
 });
 

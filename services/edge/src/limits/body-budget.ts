@@ -5,10 +5,13 @@ import type { ServerResponse } from 'node:http';
  * they act on it, each bounded by its route's limit but not together: two hundred media requests of 32 MiB at
  * once would ask the single-machine gateway for 6 GiB. A request holds its declared length (or, sent without one,
  * its route's limit) from admission until its response closes; one that does not fit beside the others is
- * refused before a byte of its body is read. Bodies streamed to the blob store (file uploads) are not counted.
+ * refused before a byte of its body is read. No account may hold more than half the budget, so one account's
+ * flood of bodies (or of bodies sent slowly) leaves room for the others. Bodies streamed to the blob store (file
+ * uploads) are not counted.
  */
 export class BodyBudget {
   private heldBytes = 0;
+  private readonly heldBy = new Map<string, number>();
 
   /** `limitBytes` 0: no budget. */
   constructor(private readonly limitBytes: number) {}
@@ -17,13 +20,23 @@ export class BodyBudget {
     return this.heldBytes;
   }
 
-  /** Holds `bytes` until `res` closes; false, holding nothing, when they do not fit beside what is held. */
-  holdUntilClosed(bytes: number, res: ServerResponse): boolean {
+  /** The most one account may hold at once. */
+  get accountShare(): number {
+    return Math.floor(this.limitBytes / 2);
+  }
+
+  /** Holds `bytes` for `accountId` until `res` closes; false, holding nothing, when they do not fit. */
+  holdUntilClosed(bytes: number, accountId: string, res: ServerResponse): boolean {
     if (this.limitBytes === 0 || bytes <= 0) return true;
-    if (this.heldBytes + bytes > this.limitBytes) return false;
+    const account = this.heldBy.get(accountId) ?? 0;
+    if (this.heldBytes + bytes > this.limitBytes || account + bytes > this.accountShare) return false;
     this.heldBytes += bytes;
+    this.heldBy.set(accountId, account + bytes);
     res.once('close', () => {
       this.heldBytes -= bytes;
+      const left = (this.heldBy.get(accountId) ?? 0) - bytes;
+      if (left > 0) this.heldBy.set(accountId, left);
+      else this.heldBy.delete(accountId);
     });
     return true;
   }
