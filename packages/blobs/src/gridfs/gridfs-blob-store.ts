@@ -13,6 +13,18 @@ export interface GridFsBlobStoreConfig {
 
 type FileDoc = mongo.GridFSFile;
 
+/** An upload begun and not yet finished: its files id, so chunks no files document will ever name can be found. */
+interface UploadIntent {
+  _id: mongo.ObjectId;
+  key: string;
+}
+
+/**
+ * An unfinished upload whose chunks have not grown for this long belongs to no put in progress (a process killed
+ * mid-upload): its chunks are removed when a store opens.
+ */
+const STALE_UPLOAD_MS = 60 * 60_000;
+
 const info = (f: FileDoc): BlobInfo => ({ key: f.filename, bytes: f.length, createdAtMs: f.uploadDate.getTime() });
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -59,22 +71,52 @@ async function firstChunkRead(key: string, download: Readable, bytes: number): P
 /**
  * Blobs in MongoDB GridFS, the key as the file name. GridFS writes a file's document only after its last
  * chunk, so readers never see a partial blob; a put then removes the key's older revisions, and readers
- * always take the newest revision meanwhile.
+ * always take the newest revision meanwhile. A put records its upload in `<bucket>.uploads` until it ends, so
+ * the chunks of an upload a killed process cut short are found without reading every chunk, and removed when a
+ * store next opens.
  */
 class GridFsBlobStore implements BlobStore {
   readonly engine = 'gridfs';
   private readonly connection = mongoose.createConnection();
   private opening: Promise<mongo.GridFSBucket> | undefined;
+  /** The removal of uploads earlier processes left unfinished; `close` waits for it. */
+  private staleUploadsRemoved: Promise<void> | undefined;
 
   constructor(private readonly cfg: GridFsBlobStoreConfig) {
     this.connection.on('error', () => undefined);
+  }
+
+  private collection<T extends mongo.Document>(suffix: 'files' | 'chunks' | 'uploads'): mongo.Collection<T> {
+    return this.connection.db!.collection<T>(`${this.cfg.bucket ?? 'blobs'}.${suffix}`);
+  }
+
+  /**
+   * Chunks of each unfinished upload begun over `STALE_UPLOAD_MS` ago whose newest chunk is as old (a chunk's id
+   * is made when it is written): no files document will name them. An upload whose files document exists
+   * finished, and only its record is dropped.
+   */
+  private async removeStaleUploads(): Promise<void> {
+    const cutoffMs = Date.now() - STALE_UPLOAD_MS;
+    const cutoff = mongoose.mongo.ObjectId.createFromTime(Math.floor(cutoffMs / 1000));
+    const uploads = this.collection<UploadIntent>('uploads');
+    const chunks = this.collection<{ files_id: mongo.ObjectId; n: number }>('chunks');
+    for (const upload of await uploads.find({ _id: { $lt: cutoff } }).limit(10_000).toArray()) {
+      if (!(await this.collection('files').findOne({ _id: upload._id }, { projection: { _id: 1 } }))) {
+        const [newest] = await chunks.find({ files_id: upload._id }, { projection: { _id: 1 } }).sort({ n: -1 }).limit(1).toArray();
+        if (newest && newest._id.getTimestamp().getTime() >= cutoffMs) continue;
+        await chunks.deleteMany({ files_id: upload._id });
+      }
+      await uploads.deleteOne({ _id: upload._id });
+    }
   }
 
   private bucket(): Promise<mongo.GridFSBucket> {
     if (!this.opening) {
       const opening = this.connection.openUri(this.cfg.url, { autoIndex: false, autoCreate: false }).then((conn) => {
         if (!conn.db) throw new Error('MongoDB connection opened without a database');
-        return new mongoose.mongo.GridFSBucket(conn.db, { bucketName: this.cfg.bucket ?? 'blobs' });
+        const bucket = new mongoose.mongo.GridFSBucket(conn.db, { bucketName: this.cfg.bucket ?? 'blobs' });
+        this.staleUploadsRemoved ??= this.removeStaleUploads().catch(() => undefined);
+        return bucket;
       });
       opening.catch(() => {
         if (this.opening === opening) this.opening = undefined;
@@ -91,12 +133,17 @@ class GridFsBlobStore implements BlobStore {
   async put(key: string, source: Readable, opts: PutOptions = {}): Promise<BlobInfo> {
     const bucket = await this.bucket();
     const upload = bucket.openUploadStream(checkBlobKey(key));
+    const uploads = this.collection<UploadIntent>('uploads');
+    await uploads.insertOne({ _id: upload.id, key });
     try {
       await pipeline(source, new ByteLimit(opts.maxBytes ?? Number.MAX_SAFE_INTEGER), upload);
     } catch (err) {
       await upload.abort().catch(() => undefined);
+      await uploads.deleteOne({ _id: upload.id }).catch(() => undefined);
       throw err;
     }
+    // Left behind (a failure here), the record is dropped by a later sweep: the files document exists.
+    await uploads.deleteOne({ _id: upload.id }).catch(() => undefined);
     if (!opts.keyIsNew) {
       for (const older of await this.revisions(key)) {
         if (!older._id.equals(upload.id)) await bucket.delete(older._id).catch(() => undefined);
@@ -143,6 +190,7 @@ class GridFsBlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
+    await this.staleUploadsRemoved;
     await this.connection.close();
   }
 }
