@@ -84,6 +84,12 @@ export class UnavailableError extends GatewayError {
     super(message, 503, 'service_unavailable_error', code, null, retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {});
   }
 }
+/** The gateway turns a request away to protect itself (a budget is full): neither a fault of ours nor the caller's. */
+export class OverloadedError extends UnavailableError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message, 'server_busy', retryAfterSeconds);
+  }
+}
 export class TimeoutError extends GatewayError {
   constructor(message = 'Upstream timed out') {
     super(message, 504, 'timeout_error', 'timeout');

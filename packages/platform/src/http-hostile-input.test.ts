@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { deflateSync, gzipSync } from 'node:zlib';
-import { InputError, NotImplementedError } from './errors';
+import { InputError, NotImplementedError, OverloadedError } from './errors';
 import { Health } from './health';
 import { closeServer, createHttpApp, finishHttpApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
@@ -52,6 +52,7 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
     app.post('/echo', (req, res) => { reached.push(req.path); res.json({ body: req.body }); });
     app.get('/boom', () => { throw new Error('a bug of ours'); });
     app.post('/unsupported', () => { throw new NotImplementedError('Unsupported: stored responses', 'store'); });
+    app.post('/shed', () => { throw new OverloadedError('Too many bodies held', 1); });
     app.post('/invalid', () => { throw new InputError('temperature must be at most 2', 'temperature'); });
     // What an express-stack library raises for a client error it has no `type` for (http-errors shape).
     app.get('/library-refusal', () => { throw Object.assign(new Error('Range Not Satisfiable'), { status: 416, expose: true }); });
@@ -153,15 +154,17 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
     expect(reached).toEqual(['/v1/things/first']);
   });
 
-  it('logs client mistakes (400, 404, 415, 501) at debug with their trace id, and a failure of ours as an error with its stack', async () => {
+  it('logs client mistakes (400, 404, 415, 501) and requests shed under load (503 server_busy) at debug with their trace id, and a failure of ours as an error with its stack', async () => {
     const refused = await Promise.all([
       fetch(`http://127.0.0.1:${port}/v1/models/%ZZ`),
       fetch(`http://127.0.0.1:${port}/invalid`, { method: 'POST' }),
       fetch(`http://127.0.0.1:${port}/nowhere`),
       fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', headers: { 'content-type': 'application/json; charset=latin1' }, body: '{}' }),
       fetch(`http://127.0.0.1:${port}/unsupported`, { method: 'POST' }),
+      fetch(`http://127.0.0.1:${port}/shed`, { method: 'POST' }),
     ]);
-    expect(refused.map((r) => r.status)).toEqual([400, 400, 404, 415, 501]);
+    expect(refused.map((r) => r.status)).toEqual([400, 400, 404, 415, 501, 503]);
+    expect(refused[5].headers.get('retry-after')).toBe('1');
     const failed = await fetch(`http://127.0.0.1:${port}/boom`);
     expect(failed.status).toBe(500);
     const lines = captured.lines();

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AuthenticationError, errorEnvelope, NotFoundError, toGatewayError, UnavailableError, type GatewayError } from './errors';
+import { AuthenticationError, errorEnvelope, NotFoundError, OverloadedError, toGatewayError, UnavailableError, type GatewayError } from './errors';
 import type { Health } from './health';
 import { fromExpressError } from './http-errors';
 import { answerParserErrors } from './http-parser-errors';
@@ -174,10 +174,11 @@ export function finishHttpApp(app: express.Express, logger: Logger, rendering: E
 
 /**
  * Our failures are errors with their stack; a caller's mistake is routine and at most a debug line. A 501 is
- * the caller's too: it asked for a feature this gateway does not offer.
+ * the caller's too: it asked for a feature this gateway does not offer. A request shed under load is counted by
+ * the metric of the budget that shed it; a line with a stack for each would flood the log just when it matters.
  */
 export function logRequestError(logger: Logger, err: unknown, mapped: GatewayError, path: string): void {
-  if (mapped.status >= 500 && mapped.status !== 501) logger.error({ err, path }, 'request failed');
+  if (mapped.status >= 500 && mapped.status !== 501 && !(mapped instanceof OverloadedError)) logger.error({ err, path }, 'request failed');
   else logger.debug({ status: mapped.status, code: mapped.code, param: mapped.param, path }, 'request refused');
 }
 

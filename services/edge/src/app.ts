@@ -4,7 +4,7 @@ import type express from 'express';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type TypedBus } from '@gw/bus';
 import {
-  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, startService, UnavailableError, type InProcessHandler, type Logger, type RunningService,
+  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, OverloadedError, startService, type InProcessHandler, type Logger, type RunningService,
 } from '@gw/platform';
 import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import type { Store } from '@gw/store';
@@ -116,7 +116,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
           metrics.edge.bodyBudgetRefusals.inc();
           // Its body is never read: the connection cannot be reused.
           res.setHeader('connection', 'close');
-          throw new UnavailableError('The gateway holds as many request bodies as it may at once; retry shortly', 'server_busy', 1);
+          throw new OverloadedError('The gateway holds as many request bodies as it may at once; retry shortly', 1);
         }
         const done = (err?: unknown) => next(err ?? new NotFoundError('Not found'));
         const local = inProcess[route.upstream];
