@@ -12,7 +12,7 @@ const errorAnswers = (plain: boolean) => {
   const body = plain ? ref('PlainError') : ref('ErrorEnvelope');
   return {
     '4XX': answer(body, 'Refused: bad input (naming the param), no or bad key, unknown id, spend or rate limit'),
-    '5XX': answer(body, 'Failed: upstream or gateway error'),
+    '5XX': answer(body, 'Failed: upstream or gateway error; or 503 `server_busy` with Retry-After when the gateway holds as many request bodies as it may'),
   };
 };
 
