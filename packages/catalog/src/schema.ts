@@ -103,4 +103,5 @@ export type Price = z.infer<typeof priceSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type Deployment = z.infer<typeof deploymentSchema>;
 export type CatalogModel = z.infer<typeof modelSchema>;
+export type ParameterSpec = z.infer<typeof parameterSpec>;
 export type Catalog = z.infer<typeof catalogSchema>;

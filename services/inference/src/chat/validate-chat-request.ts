@@ -1,5 +1,5 @@
 import { InputError } from '@gw/platform';
-import type { CatalogModel } from '@gw/catalog';
+import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
 import { EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import { checkChatContentPart } from '../validation/input-parts';
@@ -135,22 +135,14 @@ export function validateAgainstModel(req: ChatCompletionRequest, model: CatalogM
   for (const [name, spec] of Object.entries(model.parameter_schema)) {
     const value = body[name];
     if (value === undefined || value === null) continue;
-    if (typeof value === 'number') {
-      if (spec.min !== null) expect(value >= spec.min, name, `${name} must be at least ${spec.min} for model ${model.id}`);
-      if (spec.max !== null) expect(value <= spec.max, name, `${name} must be at most ${spec.max} for model ${model.id}`);
-    }
-    if (spec.options && spec.options.length > 0) {
-      expect(spec.options.includes(value as string | number | boolean), name, `${name} must be one of ${spec.options.join(', ')} for model ${model.id}`);
-    }
-    if (spec.max_items != null && Array.isArray(value)) {
-      expect(value.length <= spec.max_items, name, `${name} accepts at most ${spec.max_items} items for model ${model.id}`);
-    }
+    const violation = parameterBoundViolation(name, value, spec);
+    if (violation) throw new InputError(`${violation} for model '${model.id}'`, name);
   }
   const completionLimit = model.per_request_limits.completion_tokens;
   if (completionLimit !== null) {
     for (const f of ['max_completion_tokens', 'max_tokens'] as const) {
       const v = req[f];
-      if (v !== undefined) expect(v <= completionLimit, f, `${f} must be at most ${completionLimit} for model ${model.id}`);
+      if (v !== undefined) expect(v <= completionLimit, f, `${f} must be at most ${completionLimit} for model '${model.id}'`);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { CatalogModel } from '@gw/catalog';
+import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
 import { InputError } from '@gw/platform';
 
 /** The JSON type of a request field, as the spec's tables and the models' `parameter_schema` name them. */
@@ -31,18 +31,8 @@ export function checkFields(fields: Record<string, unknown>, table: Readonly<Rec
     const spec = model.parameter_schema[name];
     if (!spec) throw new InputError(`${name} is not supported by model '${model.id}'`, name, 'unsupported_parameter');
     if (!typeMatches(spec.type, value)) throw new InputError(`${name} must be ${article(spec.type)} ${spec.type} for model '${model.id}'`, name, 'invalid_type');
-    // An array's options are what each of its items may be.
-    if (spec.options && !(Array.isArray(value) ? value : [value]).every((v) => spec.options!.includes(v as string | number | boolean))) {
-      const each = Array.isArray(value) ? 'each item of ' : '';
-      throw new InputError(`${each}${name} must be one of ${spec.options.map((o) => JSON.stringify(o)).join(', ')} for model '${model.id}'`, name, 'invalid_value');
-    }
-    if (typeof value === 'number') {
-      if (spec.min !== null && value < spec.min) throw new InputError(`${name} must be at least ${spec.min} for model '${model.id}'`, name, 'invalid_value');
-      if (spec.max !== null && value > spec.max) throw new InputError(`${name} must be at most ${spec.max} for model '${model.id}'`, name, 'invalid_value');
-    }
-    if (Array.isArray(value) && spec.max_items != null && value.length > spec.max_items) {
-      throw new InputError(`${name} takes at most ${spec.max_items} items for model '${model.id}'`, name, 'invalid_value');
-    }
+    const violation = parameterBoundViolation(name, value, spec);
+    if (violation) throw new InputError(`${violation} for model '${model.id}'`, name, 'invalid_value');
   }
 }
 
