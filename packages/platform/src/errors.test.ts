@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Server } from 'node:http';
 import { healthProto, type HealthHandlers } from '@gw/proto';
 import {
-  AuthenticationError, ConflictError, fromGrpcError, GatewayError, InputError, NotFoundError, NotImplementedError,
+  AuthenticationError, ConflictError, fromGrpcError, GatewayError, InputError, NotFoundError, NotImplementedError, OverloadedError,
   PayloadTooLargeError, PaymentRequiredError, PermissionError, RateLimitError, TimeoutError, toGrpcError, UnavailableError,
   UnsupportedMediaTypeError, UpstreamError,
 } from './errors';
@@ -41,6 +41,7 @@ const CASES: Case[] = [
   { name: 'NotImplementedError', make: () => new NotImplementedError('stored state', 'store'), status: 501, type: 'invalid_request_error', code: 'unsupported_feature', param: 'store', grpcCode: grpc.status.UNIMPLEMENTED, cls: NotImplementedError },
   { name: 'UpstreamError', make: () => new UpstreamError('provider failed', 500), status: 502, type: 'upstream_error', code: 'upstream_error', param: null, grpcCode: grpc.status.UNAVAILABLE, cls: UpstreamError },
   { name: 'UnavailableError', make: () => new UnavailableError(), status: 503, type: 'service_unavailable_error', code: 'service_unavailable', param: null, grpcCode: grpc.status.UNAVAILABLE, cls: UnavailableError },
+  { name: 'OverloadedError', make: () => new OverloadedError('too many bodies held', 1), status: 503, type: 'service_unavailable_error', code: 'server_busy', param: null, grpcCode: grpc.status.UNAVAILABLE, cls: OverloadedError },
   { name: 'UnsupportedMediaTypeError', make: () => new UnsupportedMediaTypeError('not json', 'content-type'), status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', param: 'content-type', grpcCode: grpc.status.INVALID_ARGUMENT, cls: UnsupportedMediaTypeError },
   { name: 'GatewayError', make: () => new GatewayError('teapot', 418, 'api_error', 'teapot', 'x'), status: 418, type: 'api_error', code: 'teapot', param: 'x', grpcCode: grpc.status.INTERNAL, cls: GatewayError },
   { name: 'TimeoutError', make: () => new TimeoutError(), status: 504, type: 'timeout_error', code: 'timeout', param: null, grpcCode: grpc.status.DEADLINE_EXCEEDED, cls: TimeoutError },

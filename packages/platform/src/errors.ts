@@ -138,7 +138,7 @@ const HTTP_TO_GRPC: Record<number, grpc.status> = {
 const GRPC_ERROR_CLASSES = new Map<string, new (...args: never[]) => GatewayError>(Object.entries({
   GatewayError, InputError, AuthenticationError, PaymentRequiredError, PermissionError, NotFoundError, ConflictError,
   PayloadTooLargeError, UnsupportedMediaTypeError, RateLimitError, NotImplementedError, UpstreamError, UnavailableError,
-  TimeoutError,
+  OverloadedError, TimeoutError,
 }));
 /** Fields every GatewayError has (sent on their own), and names that must never be assigned from the wire. */
 const NOT_SUBCLASS_FIELDS = new Set(['message', 'status', 'type', 'code', 'param', 'headers', 'name', 'stack', '__proto__', 'constructor', 'prototype']);
