@@ -63,10 +63,13 @@ export class UnsupportedMediaTypeError extends GatewayError {
     super(message, 415, 'invalid_request_error', code, param);
   }
 }
+/** The `Retry-After` header of a refusal that says when to come back; none when it does not. */
+const retryAfter = (seconds: number | undefined): Record<string, string> => (seconds !== undefined ? { 'retry-after': String(seconds) } : {});
+
 export class RateLimitError extends GatewayError {
   constructor(message = 'Rate limit exceeded', retryAfterSeconds?: number) {
     super(message, 429, 'rate_limit_error', 'rate_limit_exceeded', null,
-      retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {});
+      retryAfter(retryAfterSeconds));
   }
 }
 export class NotImplementedError extends GatewayError {
@@ -81,7 +84,7 @@ export class UpstreamError extends GatewayError {
 }
 export class UnavailableError extends GatewayError {
   constructor(message = 'Service unavailable', code = 'service_unavailable', retryAfterSeconds?: number) {
-    super(message, 503, 'service_unavailable_error', code, null, retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {});
+    super(message, 503, 'service_unavailable_error', code, null, retryAfter(retryAfterSeconds));
   }
 }
 /** The gateway turns a request away to protect itself (a budget is full): neither a fault of ours nor the caller's. */

@@ -4,7 +4,7 @@ import type express from 'express';
 import { randomUUID } from 'node:crypto';
 import { subscribeInBackground, type TypedBus } from '@gw/bus';
 import {
-  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, OverloadedError, startService, type InProcessHandler, type Logger, type RunningService,
+  grpcClientOptions, grpcServingCheck, IdentitySigner, NotFoundError, OverloadedError, PayloadTooLargeError, startService, type InProcessHandler, type Logger, type RunningService,
 } from '@gw/platform';
 import { keysProto, TOPICS, type TopicMessages } from '@gw/proto';
 import type { Store } from '@gw/store';
@@ -13,7 +13,7 @@ import type { EdgeConfig } from './config';
 import { BodyBudget, bodyBytesOf } from './limits/body-budget';
 import { openEdgeRateLimits } from './limits/edge-rate-limits';
 import { serveOpenApi } from './openapi-route';
-import { checkDeclaredBodySize, forwardTo, rewriteHeaders } from './proxy/forwarding';
+import { forwardTo, rewriteHeaders } from './proxy/forwarding';
 import { matchRoute, type Upstream } from './proxy/route-table';
 
 export interface EdgeDeps {
@@ -102,7 +102,9 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
       try {
         const route = matchRoute(req.path);
         if (!route) throw new NotFoundError(`Unknown route: ${req.method} ${req.path}`, null, 'route_not_found');
-        checkDeclaredBodySize(req, bodyLimitOf(route.upstream));
+        const bodyLimit = bodyLimitOf(route.upstream);
+        const bodyBytes = bodyBytesOf(req.headers, bodyLimit);
+        if (bodyBytes > bodyLimit) throw new PayloadTooLargeError(`Request body exceeds ${bodyLimit} bytes`);
         const key = route.auth === 'required'
           ? await auth.authenticateKey(extractSecret(req.headers, route.allowXApiKey), traceId)
           : null;
@@ -112,7 +114,7 @@ export async function startEdge({ config, bus, store, logger, inProcess = {} }: 
         const spendsTokens = req.method === 'POST' && (route.upstream === 'inference' || route.upstream === 'batch');
         if (key) await limits.enforce(res, key.identity, spendsTokens, key.rateLimits);
         // File uploads stream to the blob store; every other service reads its body whole.
-        if (route.upstream !== 'batch' && !bodies.holdUntilClosed(bodyBytesOf(req.headers, bodyLimitOf(route.upstream)), identity?.accountId ?? '', res)) {
+        if (route.upstream !== 'batch' && !bodies.holdUntilClosed(bodyBytes, identity?.accountId ?? '', res)) {
           metrics.edge.bodyBudgetRefusals.inc();
           // Its body is never read: the connection cannot be reused.
           res.setHeader('connection', 'close');

@@ -42,7 +42,10 @@ export class BodyBudget {
   }
 }
 
-/** What a request's body may occupy: its declared length, else (chunked) the route's limit; 0 without a body. */
+/**
+ * What a request's body may occupy: its declared length (over the route's limit, refused before anything is
+ * read or forwarded), else (chunked, bounded as it arrives) the route's limit; 0 without a body.
+ */
 export function bodyBytesOf(headers: { 'content-length'?: string; 'transfer-encoding'?: string }, routeLimit: number): number {
   const declared = headers['content-length'];
   if (declared !== undefined) return Number(declared) || 0;

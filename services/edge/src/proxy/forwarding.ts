@@ -24,12 +24,6 @@ export function rewriteHeaders(req: IncomingMessage, identityToken: string | nul
   if (identityToken !== null) req.headers[IDENTITY_HEADER] = identityToken;
 }
 
-/** Refuses a declared body over the limit before anything is forwarded. */
-export function checkDeclaredBodySize(req: IncomingMessage, limit: number): void {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw new PayloadTooLargeError(`Request body exceeds ${limit} bytes`);
-}
-
 /**
  * Counts the bytes that actually arrive (a missing or lying Content-Length included) while the body streams
  * through untouched. Attached when the proxy request exists, so the proxy's own pipe is already in place
