@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import type {
   ChatCompletionRequest, ChatTarget, NativeBatchHandle, NativeBatchLine, NativeBatchLineResult, NativeBatchProvider, NativeBatchState, NativeBatchSubmitOptions,
 } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { requestUpstream } from '../http/post-upstream';
@@ -75,7 +75,7 @@ export class AnthropicBatchProvider implements NativeBatchProvider {
     });
   }
 
-  private call(target: ChatTarget, deadline: Deadline, method: 'GET' | 'POST', endpoint: string, body?: string | Readable): Promise<Dispatcher.ResponseData> {
+  private call(target: ChatTarget, deadline: Deadline, method: 'GET' | 'POST', endpoint: string, body?: string | Readable): Promise<UpstreamAnswer> {
     return requestUpstream(this.pools, target, {
       method,
       endpoint,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { ChatTarget } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import type { OriginPools } from '../http/origin-pools';
 import { headerValue, jsonRequestHeaders, postUpstream } from '../http/post-upstream';
@@ -20,11 +20,12 @@ export interface MessagesCall {
  * POSTs to `{baseUrl}/messages` (or `/messages/count_tokens`, which takes the same body less `max_tokens`);
  * resolves on 2xx headers, throws the mapped error for any other status.
  */
-export function postMessages(pools: OriginPools, target: ChatTarget, call: MessagesCall, deadline: Deadline, endpoint: '/messages' | '/messages/count_tokens' = '/messages'): Promise<Dispatcher.ResponseData> {
+export function postMessages(pools: OriginPools, target: ChatTarget, call: MessagesCall, deadline: Deadline, endpoint: '/messages' | '/messages/count_tokens' = '/messages'): Promise<UpstreamAnswer> {
   return postUpstream(pools, target, {
     endpoint,
     headers: requestHeaders(target, call),
     body: call.body,
+    eventStream: call.stream,
     deadline,
     mapError: mapAnthropicHttpError,
   });

@@ -1,7 +1,7 @@
-import type { Dispatcher } from 'undici';
 import type {
   ChatTarget, ForeignUrlOpener, VideoContent, VideoGenerationRequest, VideoProvider, VideoSubmitOptions, VideoTaskHandle, VideoTaskState,
 } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { jsonRequestHeaders, requestUpstream } from '../http/post-upstream';
@@ -73,7 +73,7 @@ export class SeedanceVideoProvider implements VideoProvider {
   }
 
   private call(target: ChatTarget, deadline: Deadline, method: 'GET' | 'POST', endpoint: string, body: string | undefined,
-    mapError: typeof TASK_ERRORS): Promise<Dispatcher.ResponseData> {
+    mapError: typeof TASK_ERRORS): Promise<UpstreamAnswer> {
     const headers = jsonRequestHeaders(target, false);
     if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
     return requestUpstream(this.pools, target, { method, endpoint, headers, body, deadline, mapError });

@@ -1,6 +1,6 @@
-import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { ImageRequest, ImageResult, MediaCapabilities, MediaProvider, MediaTarget, NativeMediaAnswer, NativeMediaCall } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { headerValue, jsonRequestHeaders, requestUpstream } from '../http/post-upstream';
@@ -51,7 +51,7 @@ export class SeedreamImageProvider implements MediaProvider {
     await this.pools.close();
   }
 
-  private post(target: MediaTarget, deadline: Deadline, body: Record<string, unknown>): Promise<Dispatcher.ResponseData> {
+  private post(target: MediaTarget, deadline: Deadline, body: Record<string, unknown>): Promise<UpstreamAnswer> {
     const headers = jsonRequestHeaders(target, false);
     if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
     return requestUpstream(this.pools, target, {

@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionRequest, ChatProvider, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { jsonRequestHeaders, postUpstream } from '../http/post-upstream';
@@ -50,13 +50,14 @@ export class GeminiChatProvider implements ChatProvider {
   }
 
   /** Gemini's failures need its own mapping (see mapGeminiHttpError); the stream endpoint takes `alt=sse`. */
-  private send(body: string, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+  private send(body: string, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<UpstreamAnswer> {
     const method = stream ? 'streamGenerateContent' : 'generateContent';
     return postUpstream(this.pools, target, {
       endpoint: `/models/${encodeURIComponent(target.providerModel)}:${method}`,
       query: stream ? 'alt=sse' : undefined,
       headers: requestHeaders(target, stream),
       body,
+      eventStream: stream,
       deadline,
       mapError: (status, headers, text) => mapGeminiHttpError(status, headers, parseGeminiError(text)),
     });

@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { NativeEvent, NativeResponse, NativeStream, ServerSentEvent, Usage } from '@gw/provider-spec';
+import type { UpstreamAnswer } from './arrived-bytes-request';
 import type { Deadline } from './deadline';
 import { translateEventStream } from './translate-event-stream';
 
@@ -17,7 +17,7 @@ export interface NativeStreamObserver {
 }
 
 /** A 2xx native stream answer, passed through `observer`. */
-export function nativeEventStream(res: Dispatcher.ResponseData, deadline: Deadline, observer: NativeStreamObserver): NativeStream {
+export function nativeEventStream(res: UpstreamAnswer, deadline: Deadline, observer: NativeStreamObserver): NativeStream {
   return {
     events: translateEventStream(res, deadline, (event) => observer.observe(event), () => observer.end(), () => observer.complete()),
     usage: () => observer.usage(),
@@ -32,6 +32,6 @@ export function forwardedEvent(event: ServerSentEvent): NativeEvent {
 }
 
 /** A native call's 2xx answer: the provider's JSON as it sent it, with the id, model and usage read from it. */
-export function nativeResponse(res: Dispatcher.ResponseData, body: unknown, read: { id: string; model: string }, usage: Usage): NativeResponse {
+export function nativeResponse(res: UpstreamAnswer, body: unknown, read: { id: string; model: string }, usage: Usage): NativeResponse {
   return { status: res.statusCode, body, usage, providerResponseId: read.id, servedModel: read.model };
 }

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import { traceOutgoing, tracingEnabled } from '@gw/platform';
 import type { ChatTarget } from '@gw/provider-spec';
+import { requestKeepingArrivedBytes, type UpstreamAnswer } from './arrived-bytes-request';
 import type { Deadline } from './deadline';
 import type { OriginPools } from './origin-pools';
 import { readCappedText } from './read-capped-text';
@@ -16,13 +16,18 @@ export interface UpstreamPost {
   query?: string;
   headers: Record<string, string>;
   body: string;
+  /**
+   * An event stream: its body gives every byte that arrived before a failure, then the failure, so the events a
+   * provider sent before it cut the stream still reach the client.
+   */
+  eventStream?: boolean;
   deadline: Deadline;
   /** Maps a non-2xx answer (its status, headers and at most 64 KiB of its body) to the wire format's error. */
   mapError: (status: number, headers: IncomingHttpHeaders, bodyText: string) => Error;
 }
 
 /** POSTs on the pooled origin of `target`; a 2xx answer is returned, anything else thrown as the mapped error. */
-export function postUpstream(pools: OriginPools, target: ChatTarget, post: UpstreamPost): Promise<Dispatcher.ResponseData> {
+export function postUpstream(pools: OriginPools, target: ChatTarget, post: UpstreamPost): Promise<UpstreamAnswer> {
   return requestUpstream(pools, target, { ...post, method: 'POST' });
 }
 
@@ -33,24 +38,27 @@ export interface UpstreamRequest extends Omit<UpstreamPost, 'body'> {
 }
 
 /** Any call on the pooled origin of `target`; a 2xx answer is returned, anything else thrown as the mapped error. */
-export async function requestUpstream(pools: OriginPools, target: ChatTarget, call: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+export async function requestUpstream(pools: OriginPools, target: ChatTarget, call: UpstreamRequest): Promise<UpstreamAnswer> {
   const route = pools.route(target.baseUrl, call.endpoint);
   // route() appends the base URL's own query, if any, after the endpoint.
   const path = call.query ? `${route.path}${route.path.includes('?') ? '&' : '?'}${call.query}` : route.path;
   // A client span per provider call (a copy of the headers takes its traceparent); a plain call when tracing is off.
   const headers = tracingEnabled() ? { ...call.headers } : call.headers;
-  const res = await traceOutgoing('gateway.providers', `${call.method} ${call.endpoint}`,
+  const res = await traceOutgoing<UpstreamAnswer>('gateway.providers', `${call.method} ${call.endpoint}`,
     () => ({ 'http.request.method': call.method, 'server.address': new URL(target.baseUrl).host, 'url.path': call.endpoint }),
     headers,
-    () => route.pool.request({
-      method: call.method,
-      path,
-      headers,
-      body: call.body,
-      signal: call.deadline.signal,
-      headersTimeout: target.timeoutMs,
-      bodyTimeout: target.timeoutMs,
-    }),
+    () => {
+      const options = {
+        method: call.method,
+        path,
+        headers,
+        body: call.body,
+        signal: call.deadline.signal,
+        headersTimeout: target.timeoutMs,
+        bodyTimeout: target.timeoutMs,
+      };
+      return call.eventStream ? requestKeepingArrivedBytes(route.pool, options) : route.pool.request(options);
+    },
     (r) => r.statusCode);
   if (res.statusCode >= 200 && res.statusCode < 300) return res;
   const text = await readCappedText(res.body, MAX_ERROR_BODY_BYTES);

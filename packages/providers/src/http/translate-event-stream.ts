@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import { readServerSentEvents, type ServerSentEvent } from '@gw/provider-spec';
+import type { UpstreamAnswer } from './arrived-bytes-request';
 import type { Deadline } from './deadline';
 import { releasingIterable } from './releasing-iterable';
 import { mapTransportError } from './upstream-errors';
@@ -16,7 +16,7 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
  * iteration stops.
  */
 export function translateEventStream<T>(
-  res: Dispatcher.ResponseData,
+  res: UpstreamAnswer,
   deadline: Deadline,
   translate: (event: ServerSentEvent) => Iterable<T>,
   end: () => Iterable<T> | void,

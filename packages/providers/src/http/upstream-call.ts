@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { ChatTarget } from '@gw/provider-spec';
+import type { UpstreamAnswer } from './arrived-bytes-request';
 import { Deadline } from './deadline';
 import { mapTransportError } from './upstream-errors';
 
@@ -26,8 +26,8 @@ export async function callUpstream<T>(target: ChatTarget, signal: AbortSignal | 
 export async function openUpstreamStream(
   target: ChatTarget,
   signal: AbortSignal | undefined,
-  send: (deadline: Deadline) => Promise<Dispatcher.ResponseData>,
-): Promise<{ res: Dispatcher.ResponseData; deadline: Deadline }> {
+  send: (deadline: Deadline) => Promise<UpstreamAnswer>,
+): Promise<{ res: UpstreamAnswer; deadline: Deadline }> {
   const deadline = new Deadline(target.timeoutMs, signal);
   try {
     return { res: await send(deadline), deadline };

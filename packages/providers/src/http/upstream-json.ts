@@ -1,6 +1,6 @@
-import type { Dispatcher } from 'undici';
 import { cappedChunks, declaredLengthOf } from '@gw/platform';
 import type { z } from 'zod';
+import type { UpstreamAnswer } from './arrived-bytes-request';
 import { malformedUpstreamError, oversizedUpstreamError } from './upstream-errors';
 
 /**
@@ -48,7 +48,7 @@ export async function readBoundedText(body: AnswerBody, maxBytes: number, what: 
 }
 
 /** The body of a 2xx answer: its JSON as sent, and that JSON read through `schema`. */
-export async function readJsonAnswer<S extends z.ZodType>(res: Dispatcher.ResponseData, schema: S, maxBytes = MAX_ANSWER_BYTES): Promise<{ json: unknown; data: z.output<S> }> {
+export async function readJsonAnswer<S extends z.ZodType>(res: UpstreamAnswer, schema: S, maxBytes = MAX_ANSWER_BYTES): Promise<{ json: unknown; data: z.output<S> }> {
   const body: AnswerBody = { chunks: res.body, text: () => res.body.text(), declaredLength: res.headers['content-length'], drop: () => res.body.destroy() };
   const json = parseUpstreamJson(await readBoundedText(body, maxBytes, 'response'), 'response');
   return { json, data: checkUpstreamShape(json, schema, 'response') };

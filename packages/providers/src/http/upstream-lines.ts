@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
+import type { UpstreamAnswer } from './arrived-bytes-request';
 import type { Deadline } from './deadline';
 import { releasingIterable } from './releasing-iterable';
 import { mapTransportError, oversizedUpstreamError } from './upstream-errors';
@@ -22,7 +22,7 @@ async function* boundedLineChunks(body: AsyncIterable<Uint8Array>, maxLineBytes:
  * held whole, and no line past `maxLineBytes` (each line is one call's answer). Failures become typed errors;
  * the connection is released however iteration stops.
  */
-export function upstreamLines(res: Dispatcher.ResponseData, deadline: Deadline, maxLineBytes = MAX_ANSWER_BYTES): AsyncIterable<string> {
+export function upstreamLines(res: UpstreamAnswer, deadline: Deadline, maxLineBytes = MAX_ANSWER_BYTES): AsyncIterable<string> {
   // From here on the per-request bodyTimeout bounds each gap in the body; a long file is fine.
   deadline.stopTimer();
   const body = res.body;

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import { isRetryableUpstreamError, isTerminalNativeBatchStatus } from '@gw/provider-spec';
 import type {
   ChatCompletionRequest, ChatTarget, NativeBatchHandle, NativeBatchLine, NativeBatchLineResult, NativeBatchProvider, NativeBatchState, NativeBatchSubmitOptions,
 } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { jsonRequestHeaders, requestUpstream } from '../http/post-upstream';
@@ -105,7 +105,7 @@ export class OpenAIBatchProvider implements NativeBatchProvider {
     method: 'GET' | 'POST',
     endpoint: string,
     request: { body?: string | Readable; headers: Record<string, string> },
-  ): Promise<Dispatcher.ResponseData> {
+  ): Promise<UpstreamAnswer> {
     return requestUpstream(this.pools, target, {
       method,
       endpoint,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionRequest, ChatProvider, ChatStream, ChatTarget, Usage } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { headerValue, jsonRequestHeaders, postUpstream } from '../http/post-upstream';
@@ -79,11 +79,12 @@ export class OpenAICompatibleChatProvider implements ChatProvider {
     return header && target.idempotencyKey ? { [header]: target.idempotencyKey } : {};
   }
 
-  private send(req: ChatCompletionRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+  private send(req: ChatCompletionRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<UpstreamAnswer> {
     return postUpstream(this.pools, target, {
       endpoint: this.dialect.chatEndpoint(target),
       headers: { ...jsonRequestHeaders(target, stream), ...this.idempotencyHeaders(target), ...this.dialect.authHeaders(target) },
       body: JSON.stringify(convertToOpenAIChat(req, target.providerModel, stream)),
+      eventStream: stream,
       deadline,
       mapError: mapOpenAIHttpError,
     });

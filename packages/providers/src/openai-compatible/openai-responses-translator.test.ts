@@ -113,6 +113,16 @@ describe('OpenAIResponsesTranslator against the OpenAI simulator', () => {
       expect(isRetryableUpstreamError(error)).toBe(retryable);
     });
 
+    it('hands on the events sent before the provider cut the stream, though the cut came before they were read', async () => {
+      const s = await up.provider.stream(request('x y z'), withModel('sim-drop'));
+      // A busy gateway: the events and the cut have both arrived before the stream is read.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const { received, error } = await collectUntilError(s.events);
+      expect(received.map((e) => e.event)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(isRetryableUpstreamError(error)).toBe(true);
+    });
+
     it('ends at response.completed while the provider still holds its body open', async () => {
       const s = await up.provider.stream(request('hi'), withModel('sim-fixture-held-open-stream'));
       const waited = new Promise<'waited'>((resolve) => setTimeout(resolve, 2_000, 'waited').unref());

@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { ChatTarget, NativeApiTranslator, NativeRequest, NativeResponse, NativeStream } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { nativeEventStream, nativeResponse } from '../http/native-event-stream';
 import { OriginPools } from '../http/origin-pools';
@@ -34,7 +34,7 @@ export class OpenAIResponsesTranslator implements NativeApiTranslator {
     await this.pools.close();
   }
 
-  private send(req: NativeRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+  private send(req: NativeRequest, target: ChatTarget, stream: boolean, deadline: Deadline): Promise<UpstreamAnswer> {
     // The target is authoritative for the model, whatever the body says.
     const { stream: _callerStream, ...rest } = req.body;
     const body = { ...rest, model: target.providerModel, ...(stream ? { stream: true } : {}) };
@@ -42,6 +42,7 @@ export class OpenAIResponsesTranslator implements NativeApiTranslator {
       endpoint: '/responses',
       headers: { ...req.headers, ...jsonRequestHeaders(target, stream), ...OPENAI_DIALECT.authHeaders(target) },
       body: JSON.stringify(body),
+      eventStream: stream,
       deadline,
       mapError: mapOpenAIHttpError,
     });

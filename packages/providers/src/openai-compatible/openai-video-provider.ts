@@ -1,7 +1,7 @@
-import type { Dispatcher } from 'undici';
 import type {
   ChatTarget, VideoContent, VideoGenerationRequest, VideoProvider, VideoSubmitOptions, VideoTaskHandle, VideoTaskState,
 } from '@gw/provider-spec';
+import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { jsonRequestHeaders, requestUpstream } from '../http/post-upstream';
@@ -70,7 +70,7 @@ export class OpenAIVideoProvider implements VideoProvider {
   private call(
     target: ChatTarget, deadline: Deadline, method: 'GET' | 'POST', endpoint: string, body: string | undefined,
     mapError: typeof TASK_ERRORS, accept?: string, extra: Record<string, string> = {},
-  ): Promise<Dispatcher.ResponseData> {
+  ): Promise<UpstreamAnswer> {
     const headers = { ...jsonRequestHeaders(target, false), ...extra, ...OPENAI_DIALECT.authHeaders(target) };
     if (accept) headers.accept = accept;
     return requestUpstream(this.pools, target, { method, endpoint, headers, body, deadline, mapError });
