@@ -42,6 +42,12 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['verbosity on Anthropic', { model: formatModel('anthropic', 'echo'), messages: user('hi'), verbosity: 'low' }, 'verbosity'],
     ['prompt_cache_key on Gemini', { model: formatModel('gemini', 'echo'), messages: user('hi'), prompt_cache_key: 'k' }, 'prompt_cache_key'],
     ['parallel_tool_calls false on Gemini', { model: formatModel('gemini', 'echo'), messages: user('hi'), parallel_tool_calls: false }, 'parallel_tool_calls'],
+    ['a logit_bias past 100', { ...base, logit_bias: { 50256: 500 } }, 'logit_bias.50256'],
+    ['a logit_bias keyed by a word, not a token id', { ...base, logit_bias: { hello: 5 } }, 'logit_bias'],
+    ['n past 128', { ...base, n: 129 }, 'n'],
+    ['an unknown verbosity', { ...base, verbosity: 'loud' }, 'verbosity'],
+    ['a function name with a space', { ...base, tools: [{ type: 'function', function: { name: 'get weather' } }] }, 'tools[0].function.name'],
+    ['a tool_choice naming a function tools does not declare', { ...base, tools: [{ type: 'function', function: { name: 'lookup' } }], tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice.function.name'],
   ])('chat: %s', async (_what, body, param) => {
     await expectRefusedUpstreamFree(chat(body), param);
   });

@@ -19,8 +19,9 @@ const chatFields: Record<string, Schema> = {
     type: oneOf(['text', 'json_object', 'json_schema']),
     json_schema: obj({ name: str(), strict: bool(), schema: anyObject() }, ['name']),
   }, ['type']),
-  logprobs: bool(), top_logprobs: int('requires logprobs=true'), stop: stringOrArray, verbosity: str(), seed: int(), n: int('number of choices'),
-  logit_bias: anyObject('token id bias'),
+  logprobs: bool(), top_logprobs: int('requires logprobs=true'), stop: stringOrArray, verbosity: oneOf(['low', 'medium', 'high']), seed: int(),
+  n: int('number of choices', { minimum: 1, maximum: 128 }),
+  logit_bias: { type: 'object', description: 'token id bias: token ids (decimal strings) to biases from -100 to 100', additionalProperties: { type: 'number', minimum: -100, maximum: 100 } },
 };
 
 export const requestSchemas: Record<string, Schema> = {

@@ -71,6 +71,12 @@ describe('chat body validation: each invalid field is a 400 naming it', () => {
     ['stream_options.include_usage as a string', { ...base, stream: true, stream_options: { include_usage: 'yes' } }, 'stream_options.include_usage'],
     ['metadata as an array', { ...base, metadata: ['a'] }, 'metadata'],
     ['logit_bias as a string', { ...base, logit_bias: '50256:-100' }, 'logit_bias'],
+    ['a logit_bias key that is no token id', { ...base, logit_bias: { hello: 5 } }, 'logit_bias'],
+    ['a negative logit_bias token id', { ...base, logit_bias: { '-5': 1 } }, 'logit_bias'],
+    ['a logit_bias over 100', { ...base, logit_bias: { 50256: 101 } }, 'logit_bias.50256'],
+    ['a logit_bias under -100', { ...base, logit_bias: { 50256: -100.5 } }, 'logit_bias.50256'],
+    ['a logit_bias that is not a number', { ...base, logit_bias: { 50256: '-100' } }, 'logit_bias.50256'],
+    ['n over 128', { ...base, n: 129 }, 'n'],
     ['top_logprobs without logprobs', { ...base, top_logprobs: 5 }, 'top_logprobs'],
     ['top_logprobs with logprobs=false', { ...base, logprobs: false, top_logprobs: 5 }, 'top_logprobs'],
     ['stop as a number', { ...base, stop: 1 }, 'stop'],
@@ -81,6 +87,10 @@ describe('chat body validation: each invalid field is a 400 naming it', () => {
     ['a tool function without a name', { ...base, tools: [{ type: 'function', function: { name: 'ok' } }, { type: 'function', function: {} }] }, 'tools[1].function.name'],
     ['a tool with an empty function name', { ...base, tools: [{ type: 'function', function: { name: '' } }] }, 'tools[0].function.name'],
     ['a tool without a function', { ...base, tools: [{ type: 'function' }] }, 'tools[0].function.name'],
+    ['a function name with a space', { ...base, tools: [{ type: 'function', function: { name: 'get weather' } }] }, 'tools[0].function.name'],
+    ['a function name over 64 characters', { ...base, tools: [{ type: 'function', function: { name: 'f'.repeat(65) } }] }, 'tools[0].function.name'],
+    ['a tool_choice naming a function not in tools', { ...base, tools: [{ type: 'function', function: { name: 'lookup' } }], tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice.function.name'],
+    ['a tool_choice naming a function without tools', { ...base, tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice.function.name'],
     ['an unknown tool_choice', { ...base, tool_choice: 'sometimes' }, 'tool_choice'],
     ['a tool_choice object without a function name', { ...base, tool_choice: { type: 'function', function: {} } }, 'tool_choice'],
     ['an unknown response_format.type', { ...base, response_format: { type: 'xml' } }, 'response_format.type'],
@@ -103,6 +113,11 @@ describe('chat body validation: each invalid field is a 400 naming it', () => {
     const err = refusal(body);
     expect(err).not.toBeNull();
     expect({ status: err!.status, type: err!.type, param: err!.param }).toEqual({ status: 400, type: 'invalid_request_error', param });
+  });
+
+  it('verbosity is low, medium or high even for a model that does not list its options', () => {
+    expect(refusal({ model: LIMITED_ONLY.id, messages: [user], verbosity: 'loud' }, LIMITED_ONLY)?.param).toBe('verbosity');
+    expect(refusal({ model: LIMITED_ONLY.id, messages: [user], verbosity: 'low' }, LIMITED_ONLY)).toBeNull();
   });
 
   it.each([
@@ -138,6 +153,9 @@ describe('valid chat bodies pass untouched', () => {
     ['logprobs with top_logprobs', { ...base, logprobs: true, top_logprobs: 5 }],
     ['streaming with usage', { ...base, stream: true, stream_options: { include_usage: true } }],
     ['reasoning options', { ...base, reasoning: { enabled: true, effort: 'xhigh', max_tokens: 512, exclude: true } }],
+    ['n, logit_bias and a function name at their bounds', {
+      ...base, n: 128, logit_bias: { 0: 100, 4294967295: -100 }, tools: [{ type: 'function', function: { name: `get-weather_${'x'.repeat(52)}` } }],
+    }],
     ['metadata and extra fields the translator handles', { ...base, metadata: { team: 'a' }, extra_body: { x: 1 }, logit_bias: { '50256': -100 }, seed: 7, n: 2, user: 'u-1', some_vendor_field: { kept: true } }],
   ])('%s', (_what, body) => {
     const before = structuredClone(body);

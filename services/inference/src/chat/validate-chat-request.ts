@@ -14,6 +14,13 @@ import { checkPromptFits, estimatePromptTokens } from '../validation/prompt-esti
 const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
 const EFFORTS = new Set(['xhigh', 'high', 'medium', 'low', 'minimal', 'none']);
 const FORMATS = new Set(['text', 'json_object', 'json_schema']);
+const VERBOSITIES = new Set(['low', 'medium', 'high']);
+/** OpenAI's rule for a function's name, which Anthropic's and Gemini's both admit. */
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** OpenAI's largest `n`: a larger one would only be refused upstream, after its reservation. */
+const MAX_CHOICES = 128;
+/** A token id of the model's tokenizer. */
+const TOKEN_ID = /^(0|[1-9][0-9]{0,9})$/;
 
 type Body = Record<string, unknown>;
 const isObject = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -49,6 +56,9 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
   for (const f of ['max_completion_tokens', 'max_tokens', 'n'] as const) {
     if (b[f] !== undefined) expect((b[f] as number) >= 1, f, `${f} must be at least 1`);
   }
+  if (b.n !== undefined) expect((b.n as number) <= MAX_CHOICES, 'n', `n must be at most ${MAX_CHOICES}`);
+  if (b.verbosity !== undefined) expect(VERBOSITIES.has(b.verbosity as string), 'verbosity', `verbosity must be one of ${[...VERBOSITIES].join(', ')}`);
+  if (isObject(b.logit_bias)) validateLogitBias(b.logit_bias);
   validateMessages(b.messages);
   if (b.stream_options !== undefined) {
     expect(isObject(b.stream_options), 'stream_options', 'stream_options must be an object');
@@ -60,12 +70,16 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
     const ok = typeof b.stop === 'string' || (Array.isArray(b.stop) && b.stop.every((s) => typeof s === 'string'));
     expect(ok, 'stop', 'stop must be a string or an array of strings');
   }
-  if (b.tools !== undefined) validateTools(b.tools);
+  const toolNames = b.tools === undefined ? [] : validateTools(b.tools);
   if (b.tool_choice !== undefined) {
     const tc = b.tool_choice;
     const ok = (typeof tc === 'string' && ['none', 'auto', 'required'].includes(tc))
       || (isObject(tc) && typeof tc.type === 'string' && isObject(tc.function) && typeof tc.function.name === 'string');
     expect(ok, 'tool_choice', 'tool_choice must be none, auto, required or {type, function: {name}}');
+    if (isObject(tc)) {
+      const name = (tc.function as Body).name as string;
+      expect(toolNames.includes(name), 'tool_choice.function.name', `tool_choice names the function '${name}', which tools does not declare`);
+    }
   }
   if (b.response_format !== undefined) validateResponseFormat(b.response_format);
   if (b.reasoning !== undefined) {
@@ -99,19 +113,32 @@ function validateMessages(messages: unknown): void {
   });
 }
 
-function validateTools(tools: unknown): void {
+/** The tools' function names, each checked. */
+function validateTools(tools: unknown): string[] {
   expect(Array.isArray(tools), 'tools', 'tools must be an array');
-  (tools as unknown[]).forEach((t, i) => {
+  return (tools as unknown[]).map((t, i) => {
     const p = `tools[${i}]`;
     expect(isObject(t) && typeof t.type === 'string', `${p}.type`, `${p}.type is required`);
     const fn = (t as Body).function;
     expect(isObject(fn) && typeof fn.name === 'string' && fn.name.length > 0, `${p}.function.name`, `${p}.function.name is required`);
+    const name = (fn as Body).name as string;
+    expect(FUNCTION_NAME.test(name), `${p}.function.name`, `${p}.function.name must be 1 to 64 letters, digits, underscores or dashes`);
     const parameters = (fn as Body).parameters;
     if (parameters !== undefined) {
       expect(isObject(parameters), `${p}.function.parameters`, `${p}.function.parameters must be a JSON schema object`);
       checkFreeForm(parameters, `${p}.function.parameters`);
     }
+    return name;
   });
+}
+
+/** Token ids to biases from -100 to 100 (OpenAI's contract; a provider would refuse anything else). */
+function validateLogitBias(bias: Body): void {
+  for (const [token, value] of Object.entries(bias)) {
+    expect(TOKEN_ID.test(token), 'logit_bias', 'logit_bias keys must be token ids (non-negative integers)');
+    const p = `logit_bias.${token}`;
+    expect(typeof value === 'number' && value >= -100 && value <= 100, p, `${p} must be a number from -100 to 100`);
+  }
 }
 
 function validateResponseFormat(rf: unknown): void {
