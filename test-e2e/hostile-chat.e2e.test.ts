@@ -69,6 +69,9 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a text format json_schema without a schema', { model: E2E_MODEL, input: 'hi', text: { format: { type: 'json_schema', name: 'x' } } }, 'text.format.schema'],
     ['tools nested 2,000 levels', { model: E2E_MODEL, input: 'hi', tools: [{ type: 'function', name: 'f', parameters: nested(2000) }] }, 'tools[0].parameters'],
     ['top_logprobs without the logprobs include', { model: E2E_MODEL, input: 'hi', top_logprobs: 3 }, 'top_logprobs'],
+    ['a function name with a space', { model: E2E_MODEL, input: 'hi', tools: [{ type: 'function', name: 'get weather' }] }, 'tools[0].name'],
+    ['a tool_choice naming a function tools does not declare', { model: E2E_MODEL, input: 'hi', tools: [{ type: 'function', name: 'lookup' }], tool_choice: { type: 'function', name: 'search' } }, 'tool_choice.name'],
+    ['an input_text part without text', { model: E2E_MODEL, input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text'],
   ])('responses: %s', async (_what, body, param) => {
     await expectRefusedUpstreamFree(() => stack.openai.responses.create(body as never), param);
   });

@@ -3,6 +3,7 @@ import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
 import { EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import { checkChatContentPart } from '../validation/input-parts';
+import { functionNameProblem } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { checkPromptFits, estimatePromptTokens } from '../validation/prompt-estimate';
 
@@ -15,8 +16,6 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
 const EFFORTS = new Set(['xhigh', 'high', 'medium', 'low', 'minimal', 'none']);
 const FORMATS = new Set(['text', 'json_object', 'json_schema']);
 const VERBOSITIES = new Set(['low', 'medium', 'high']);
-/** OpenAI's rule for a function's name, which Anthropic's and Gemini's both admit. */
-const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** OpenAI's largest `n`: a larger one would only be refused upstream, after its reservation. */
 const MAX_CHOICES = 128;
 /** A token id of the model's tokenizer. */
@@ -120,9 +119,9 @@ function validateTools(tools: unknown): string[] {
     const p = `tools[${i}]`;
     expect(isObject(t) && typeof t.type === 'string', `${p}.type`, `${p}.type is required`);
     const fn = (t as Body).function;
-    expect(isObject(fn) && typeof fn.name === 'string' && fn.name.length > 0, `${p}.function.name`, `${p}.function.name is required`);
+    const problem = functionNameProblem(isObject(fn) ? fn.name : undefined, `${p}.function.name`);
+    if (problem) throw new InputError(problem, `${p}.function.name`);
     const name = (fn as Body).name as string;
-    expect(FUNCTION_NAME.test(name), `${p}.function.name`, `${p}.function.name must be 1 to 64 letters, digits, underscores or dashes`);
     const parameters = (fn as Body).parameters;
     if (parameters !== undefined) {
       expect(isObject(parameters), `${p}.function.parameters`, `${p}.function.parameters must be a JSON schema object`);

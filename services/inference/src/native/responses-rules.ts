@@ -1,4 +1,5 @@
 import { NotImplementedError } from '@gw/platform';
+import { functionNameProblem } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import {
   check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, isAbsent, isObject, type Body,
@@ -74,8 +75,9 @@ export function validateResponsesRequest(raw: unknown): Body {
   checkNumber(body.max_output_tokens, 'max_output_tokens', { min: 1, integer: true });
   checkNumber(body.max_tool_calls, 'max_tool_calls', { min: 0, integer: true });
   checkMetadata(body.metadata);
-  checkToolChoice(body.tool_choice);
   checkObjectArray(body.tools, 'tools');
+  checkToolChoice(body.tool_choice, checkFunctionTools(body.tools));
+  if (isObject(body.stream_options)) checkType(body.stream_options.include_obfuscation, 'stream_options.include_obfuscation', 'boolean');
   checkObjectArray(body.context_management, 'context_management');
   checkContextManagement(body.context_management);
   checkPrompt(body.prompt);
@@ -105,7 +107,17 @@ function checkInputItems(items: unknown[]): void {
     checkEnum(it.role, `${p}.role`, INPUT_ROLES);
     checkEnum(it.status, `${p}.status`, ITEM_STATUSES);
     if (!isAbsent(it.content)) check(typeof it.content === 'string' || Array.isArray(it.content), `${p}.content`, `${p}.content must be a string or an array of content parts`);
+    if (Array.isArray(it.content)) checkContentParts(it.content, `${p}.content`);
     check(typeof it.type === 'string' || typeof it.role === 'string', `${p}.type`, `${p} needs a type or a role`);
+  });
+}
+
+function checkContentParts(parts: unknown[], param: string): void {
+  parts.forEach((part, j) => {
+    const p = `${param}[${j}]`;
+    check(isObject(part) && typeof part.type === 'string', `${p}.type`, `${p} must be an object with a type`);
+    const { type, text } = part as Body;
+    if (type === 'input_text' || type === 'output_text') check(typeof text === 'string', `${p}.text`, `${p}.text must be a string`);
   });
 }
 
@@ -117,11 +129,29 @@ function checkMetadata(metadata: unknown): void {
   for (const [key, value] of entries) check(typeof value === 'string', `metadata.${key}`, `metadata.${key} must be a string`);
 }
 
-function checkToolChoice(choice: unknown): void {
+/** The names of the function tools, each checked. */
+function checkFunctionTools(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  const names: string[] = [];
+  tools.forEach((tool, i) => {
+    if ((tool as Body).type !== 'function') return;
+    const problem = functionNameProblem((tool as Body).name, `tools[${i}].name`);
+    check(problem === null, `tools[${i}].name`, problem ?? '');
+    names.push((tool as Body).name as string);
+  });
+  return names;
+}
+
+/** A choice of one function names a declared function tool. */
+function checkToolChoice(choice: unknown, functionNames: string[]): void {
   if (isAbsent(choice)) return;
   if (typeof choice === 'string') return checkEnum(choice, 'tool_choice', TOOL_CHOICES);
   check(isObject(choice) && typeof choice.type === 'string', 'tool_choice', `tool_choice must be one of ${TOOL_CHOICES.join(', ')} or an object with a type`);
-  checkEnum((choice as Body).mode, 'tool_choice.mode', ['auto', 'required']);
+  const c = choice as Body;
+  checkEnum(c.mode, 'tool_choice.mode', ['auto', 'required']);
+  if (c.type === 'function') {
+    check(typeof c.name === 'string' && functionNames.includes(c.name), 'tool_choice.name', 'tool_choice names a function that tools does not declare');
+  }
 }
 
 function checkObjectArray(value: unknown, param: string): void {
