@@ -81,6 +81,11 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a tool input_schema nested 2,000 levels', { tools: [{ name: 't', input_schema: nested(2000) }] }, 'tools[0].input_schema'],
     ['an image on a text-only model', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }, 'messages[0].content[0].type'],
     ['a 9,192-word prompt over the prompt limit', { messages: [{ role: 'user', content: words(9192) }] }, 'messages'],
+    ['a text block without text', { messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
+    ['a negative top_k', { top_k: -3 }, 'top_k'],
+    ['stop_sequences as a string', { stop_sequences: 'x' }, 'stop_sequences'],
+    ['a tool_choice naming a tool tools does not declare', { tools: [{ name: 'lookup', input_schema: { type: 'object' } }], tool_choice: { type: 'tool', name: 'search' } }, 'tool_choice.name'],
+    ['a thinking budget under 1,024', { thinking: { type: 'enabled', budget_tokens: 10 } }, 'thinking.budget_tokens'],
   ])('messages: %s', async (_what, fields, param) => {
     const before = stack.simulatorRequests!();
     const res = await api(stack.baseURL, 'POST', '/messages', {

@@ -9,6 +9,12 @@ describe('validateMessagesRequest', () => {
     ['a plain message', {}],
     ['content blocks and a system prompt', { system: 'be brief', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'assistant', content: 'hey' }] }],
     ['stream and fields the provider judges', { stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: [] }],
+    ['every documented field at its bounds', {
+      system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }], temperature: 1, top_p: 0, top_k: 0, stop_sequences: ['\n\nHuman:'],
+      metadata: { user_id: 'u-1' }, tools: [{ name: 'get_weather', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }],
+      tool_choice: { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true }, thinking: { type: 'disabled' },
+    }],
+    ['nulls for optional fields', { system: null, temperature: null, stop_sequences: null, tool_choice: null, thinking: null }],
   ])('accepts %s', (_name, fields) => {
     const body = { ...BASE, ...fields };
     expect(validateMessagesRequest(body)).toBe(body);
@@ -30,6 +36,21 @@ describe('validateMessagesRequest', () => {
     ['metadata that is a string', { ...BASE, metadata: 'x' }, 'metadata'],
     ['metadata nested 5,000 levels', { ...BASE, metadata: nested(5000) }, 'metadata'],
     ['a tool input_schema nested 5,000 levels', { ...BASE, tools: [{ name: 't', input_schema: nested(5000) }] }, 'tools[0].input_schema'],
+    ['a text block without text', { ...BASE, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text' }] }] }, 'messages[0].content[1].text'],
+    ['a content block without a type', { ...BASE, messages: [{ role: 'user', content: ['hi'] }] }, 'messages[0].content[0].type'],
+    ['a system prompt that is a number', { ...BASE, system: 5 }, 'system'],
+    ['a system block without text', { ...BASE, system: [{ type: 'text' }] }, 'system[0].text'],
+    ['temperature above 1', { ...BASE, temperature: 1.5 }, 'temperature'],
+    ['top_p above 1', { ...BASE, top_p: 2 }, 'top_p'],
+    ['a negative top_k', { ...BASE, top_k: -3 }, 'top_k'],
+    ['stop_sequences as a string', { ...BASE, stop_sequences: 'x' }, 'stop_sequences'],
+    ['a metadata.user_id that is a number', { ...BASE, metadata: { user_id: 5 } }, 'metadata.user_id'],
+    ['tools that is an object', { ...BASE, tools: { name: 't' } }, 'tools'],
+    ['a tool_choice string', { ...BASE, tool_choice: 'auto' }, 'tool_choice'],
+    ['an unknown tool_choice type', { ...BASE, tool_choice: { type: 'always' } }, 'tool_choice.type'],
+    ['a tool_choice naming a tool tools does not declare', { ...BASE, tools: [{ name: 'lookup', input_schema: {} }], tool_choice: { type: 'tool', name: 'search' } }, 'tool_choice.name'],
+    ['a thinking budget under 1,024', { ...BASE, thinking: { type: 'enabled', budget_tokens: 10 } }, 'thinking.budget_tokens'],
+    ['thinking enabled without a budget', { ...BASE, thinking: { type: 'enabled' } }, 'thinking.budget_tokens'],
     ['a message nested 5,000 levels', { ...BASE, messages: [{ role: 'user', content: [{ type: 'text', text: 'x', deep: nested(5000) }] }] }, 'messages'],
   ])('answers 400 for %s, naming the param', (_name, body, param) => {
     let err: unknown;
