@@ -77,7 +77,7 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
     expect(ok, 'tool_choice', 'tool_choice must be none, auto, required or {type, function: {name}}');
     if (isObject(tc)) {
       const name = (tc.function as Body).name as string;
-      expect(toolNames.includes(name), 'tool_choice.function.name', `tool_choice names the function '${name}', which tools does not declare`);
+      expect(toolNames.includes(name), 'tool_choice.function.name', 'tool_choice names a function that tools does not declare');
     }
   }
   if (b.response_format !== undefined) validateResponseFormat(b.response_format);
