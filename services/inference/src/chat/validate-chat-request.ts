@@ -3,7 +3,7 @@ import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
 import { EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import { checkChatContentPart } from '../validation/input-parts';
-import { functionNameProblem } from '../validation/function-names';
+import { checkFunctionName } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { checkPromptFits, estimatePromptTokens } from '../validation/prompt-estimate';
 
@@ -119,9 +119,7 @@ function validateTools(tools: unknown): string[] {
     const p = `tools[${i}]`;
     expect(isObject(t) && typeof t.type === 'string', `${p}.type`, `${p}.type is required`);
     const fn = (t as Body).function;
-    const problem = functionNameProblem(isObject(fn) ? fn.name : undefined, `${p}.function.name`);
-    if (problem) throw new InputError(problem, `${p}.function.name`);
-    const name = (fn as Body).name as string;
+    const name = checkFunctionName(isObject(fn) ? fn.name : undefined, `${p}.function.name`);
     const parameters = (fn as Body).parameters;
     if (parameters !== undefined) {
       expect(isObject(parameters), `${p}.function.parameters`, `${p}.function.parameters must be a JSON schema object`);

@@ -45,3 +45,13 @@ export function checkType(value: unknown, param: string, type: 'string' | 'boole
   const ok = type === 'object' ? isObject(value) : typeof value === type;
   check(ok, param, `${param} must be ${type === 'object' ? 'an object' : `a ${type}`}`);
 }
+
+/** Content parts (blocks) are objects with a type; a part of one of `textTypes` carries its text. */
+export function checkTypedParts(parts: unknown[], param: string, textTypes: readonly string[]): void {
+  parts.forEach((part, j) => {
+    const p = `${param}[${j}]`;
+    check(isObject(part) && typeof part.type === 'string', `${p}.type`, `${p} must be an object with a type`);
+    const { type, text } = part as Body;
+    if (textTypes.includes(type as string)) check(typeof text === 'string', `${p}.text`, `${p}.text must be a string`);
+  });
+}

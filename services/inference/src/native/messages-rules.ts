@@ -1,5 +1,5 @@
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
-import { check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, isAbsent, isObject, type Body } from './body-checks';
+import { check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, checkTypedParts, isAbsent, isObject, type Body } from './body-checks';
 
 /**
  * The gateway's own checks of a `POST /v1/messages` body (the payload is provider-native): a model, a non-empty
@@ -10,6 +10,7 @@ import { check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType,
 
 const ROLES = ['user', 'assistant'];
 const TOOL_CHOICES = ['auto', 'any', 'tool', 'none'];
+const TEXT_BLOCKS = ['text'];
 /** The least thinking budget the Messages API takes. */
 const MIN_THINKING_BUDGET = 1024;
 
@@ -34,11 +35,11 @@ function validateMessagesBody(raw: unknown): Body {
     const msg = m as Body;
     check(typeof msg.role === 'string' && ROLES.includes(msg.role), `${p}.role`, `${p}.role must be one of ${ROLES.join(', ')}`);
     check(typeof msg.content === 'string' || Array.isArray(msg.content), `${p}.content`, `${p}.content must be a string or an array of content blocks`);
-    if (Array.isArray(msg.content)) checkBlocks(msg.content, `${p}.content`);
+    if (Array.isArray(msg.content)) checkTypedParts(msg.content, `${p}.content`, TEXT_BLOCKS);
   });
   if (!isAbsent(body.system)) {
     check(typeof body.system === 'string' || Array.isArray(body.system), 'system', 'system must be a string or an array of text blocks');
-    if (Array.isArray(body.system)) checkBlocks(body.system, 'system');
+    if (Array.isArray(body.system)) checkTypedParts(body.system, 'system', TEXT_BLOCKS);
   }
   checkNumber(body.max_tokens, 'max_tokens', { min: 1, integer: true });
   checkNumber(body.temperature, 'temperature', { min: 0, max: 1 });
@@ -68,15 +69,6 @@ function validateMessagesBody(raw: unknown): Body {
   // Last, so a bound broken inside a free-form object checked above is named by its own param.
   checkBodyDepth(body);
   return body;
-}
-
-/** Content blocks are objects with a type; a text block carries its text. */
-function checkBlocks(blocks: unknown[], param: string): void {
-  blocks.forEach((block, j) => {
-    const p = `${param}[${j}]`;
-    check(isObject(block) && typeof block.type === 'string', `${p}.type`, `${p} must be an object with a type`);
-    if ((block as Body).type === 'text') check(typeof (block as Body).text === 'string', `${p}.text`, `${p}.text must be a string`);
-  });
 }
 
 /** One of the Messages API's choices; `tool` names one of the request's tools. */

@@ -1,8 +1,8 @@
 import { NotImplementedError } from '@gw/platform';
-import { functionNameProblem } from '../validation/function-names';
+import { checkFunctionName } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import {
-  check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, isAbsent, isObject, type Body,
+  check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, checkTypedParts, isAbsent, isObject, type Body,
 } from './body-checks';
 
 /**
@@ -35,6 +35,7 @@ const OBJECTS = ['reasoning', 'text', 'prompt', 'moderation', 'stream_options'];
 const INPUT_ROLES = ['user', 'assistant', 'system', 'developer'];
 const ITEM_STATUSES = ['in_progress', 'completed', 'incomplete'];
 const TOOL_CHOICES = ['none', 'auto', 'required'];
+const TEXT_PARTS = ['input_text', 'output_text'];
 const MAX_METADATA_PAIRS = 16;
 
 /**
@@ -107,17 +108,8 @@ function checkInputItems(items: unknown[]): void {
     checkEnum(it.role, `${p}.role`, INPUT_ROLES);
     checkEnum(it.status, `${p}.status`, ITEM_STATUSES);
     if (!isAbsent(it.content)) check(typeof it.content === 'string' || Array.isArray(it.content), `${p}.content`, `${p}.content must be a string or an array of content parts`);
-    if (Array.isArray(it.content)) checkContentParts(it.content, `${p}.content`);
+    if (Array.isArray(it.content)) checkTypedParts(it.content, `${p}.content`, TEXT_PARTS);
     check(typeof it.type === 'string' || typeof it.role === 'string', `${p}.type`, `${p} needs a type or a role`);
-  });
-}
-
-function checkContentParts(parts: unknown[], param: string): void {
-  parts.forEach((part, j) => {
-    const p = `${param}[${j}]`;
-    check(isObject(part) && typeof part.type === 'string', `${p}.type`, `${p} must be an object with a type`);
-    const { type, text } = part as Body;
-    if (type === 'input_text' || type === 'output_text') check(typeof text === 'string', `${p}.text`, `${p}.text must be a string`);
   });
 }
 
@@ -134,10 +126,7 @@ function checkFunctionTools(tools: unknown): string[] {
   if (!Array.isArray(tools)) return [];
   const names: string[] = [];
   tools.forEach((tool, i) => {
-    if ((tool as Body).type !== 'function') return;
-    const problem = functionNameProblem((tool as Body).name, `tools[${i}].name`);
-    check(problem === null, `tools[${i}].name`, problem ?? '');
-    names.push((tool as Body).name as string);
+    if ((tool as Body).type === 'function') names.push(checkFunctionName((tool as Body).name, `tools[${i}].name`));
   });
   return names;
 }
