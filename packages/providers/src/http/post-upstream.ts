@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { traceOutgoing, tracingEnabled } from '@gw/platform';
 import type { ChatTarget } from '@gw/provider-spec';
+import type { FormData } from 'undici';
 import { requestKeepingArrivedBytes, type UpstreamAnswer } from './arrived-bytes-request';
 import type { Deadline } from './deadline';
 import type { OriginPools } from './origin-pools';
@@ -33,8 +34,8 @@ export function postUpstream(pools: OriginPools, target: ChatTarget, post: Upstr
 
 export interface UpstreamRequest extends Omit<UpstreamPost, 'body'> {
   method: 'GET' | 'POST' | 'DELETE';
-  /** A string, or a stream for bodies too large to hold (sent chunked). */
-  body?: string | Readable;
+  /** A string, a stream for bodies too large to hold (sent chunked), or a multipart form (undici's own FormData). */
+  body?: string | Readable | FormData;
 }
 
 /** Any call on the pooled origin of `target`; a 2xx answer is returned, anything else thrown as the mapped error. */

@@ -25,32 +25,22 @@ export function checkUpstreamShape<S extends z.ZodType>(json: unknown, schema: S
   return parsed.data;
 }
 
-/** An answer's body as `readBoundedText` takes it, from whichever HTTP client read it. */
-export interface AnswerBody {
-  chunks: AsyncIterable<Uint8Array>;
-  /** The whole body as text (the client holds it to its declared length). */
-  text(): Promise<string>;
-  /** The `content-length` header, if any. */
-  declaredLength: string | string[] | null | undefined;
-  /** Drops a body that is not read (one whose declared length is over the bound). */
-  drop(): void;
-}
-
 /**
- * A body's text, at most `maxBytes` of it; past that the body is dropped and the answer refused. Within a declared
- * length it is read whole; a body without one is counted as it arrives.
+ * A 2xx answer's text, at most `maxBytes` of it; past that the body is dropped and the answer refused. Within a
+ * declared length it is read whole; a body without one is counted as it arrives.
  */
-export async function readBoundedText(body: AnswerBody, maxBytes: number, what: string): Promise<string> {
-  if (declaredLengthOf(body.declaredLength) <= maxBytes) return body.text();
+export async function readAnswerText(res: UpstreamAnswer, what: string, maxBytes = MAX_ANSWER_BYTES): Promise<string> {
+  const declaredLength = res.headers['content-length'];
+  if (declaredLengthOf(declaredLength) <= maxBytes) return res.body.text();
   const parts: Uint8Array[] = [];
-  for await (const part of cappedChunks(body.chunks, body.declaredLength, maxBytes, () => oversizedUpstreamError(what, maxBytes), body.drop)) parts.push(part);
+  const drop = () => res.body.destroy();
+  for await (const part of cappedChunks(res.body, declaredLength, maxBytes, () => oversizedUpstreamError(what, maxBytes), drop)) parts.push(part);
   return Buffer.concat(parts).toString('utf8');
 }
 
 /** The body of a 2xx answer: its JSON as sent, and that JSON read through `schema`. */
 export async function readJsonAnswer<S extends z.ZodType>(res: UpstreamAnswer, schema: S, maxBytes = MAX_ANSWER_BYTES): Promise<{ json: unknown; data: z.output<S> }> {
-  const body: AnswerBody = { chunks: res.body, text: () => res.body.text(), declaredLength: res.headers['content-length'], drop: () => res.body.destroy() };
-  const json = parseUpstreamJson(await readBoundedText(body, maxBytes, 'response'), 'response');
+  const json = parseUpstreamJson(await readAnswerText(res, 'response', maxBytes), 'response');
   return { json, data: checkUpstreamShape(json, schema, 'response') };
 }
 

@@ -1,4 +1,5 @@
 import type { SpeechRequest, Transcription, TranscriptionRequest } from '@gw/provider-spec';
+import { FormData } from 'undici';
 import type { Usage } from '@gw/provider-spec';
 import type { OpenAITranscription } from './openai-media-api';
 import { openAITranscriptionUsageSchema } from './openai-media-api';

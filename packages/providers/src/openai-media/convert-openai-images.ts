@@ -1,4 +1,5 @@
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage } from '@gw/provider-spec';
+import { FormData } from 'undici';
 import type { OpenAIImagesResponse, OpenAIImageStreamEvent } from './openai-media-api';
 
 /** The image request fields of the spec this wire format honours, sent under the same names. */

@@ -16,6 +16,10 @@ describe('OpenAIMediaProvider against the OpenAI simulator', () => {
       fixtures: {
         // A stream cut after its first partial image, as a dropped upstream connection.
         'image-drop': { body: `event: image_generation.partial_image\ndata: ${JSON.stringify({ type: 'image_generation.partial_image', b64_json: 'cGFydA==', partial_image_index: 0, output_format: 'png' })}\n\n`, dropConnection: true },
+        // Streams that send their first bytes, then nothing more while the connection stays open.
+        'image-stall': { body: `event: image_generation.partial_image\ndata: ${JSON.stringify({ type: 'image_generation.partial_image', b64_json: 'cGFydA==', partial_image_index: 0, output_format: 'png' })}\n\n`, endAfterMs: 60_000 },
+        'transcript-stall': { body: `data: ${JSON.stringify({ type: 'transcript.text.delta', delta: 'Simu' })}\n\n`, endAfterMs: 60_000 },
+        'speech-stall': { headers: { 'content-type': 'audio/wav' }, body: 'RIFF', endAfterMs: 60_000 },
       },
     });
   });
@@ -104,6 +108,46 @@ describe('OpenAIMediaProvider against the OpenAI simulator', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('a reader that starts late on a cut stream still gets the events that arrived before the cut', async () => {
+    const stream = await provider.imagesStream({ prompt: 'x', n: 1, params: { partial_images: 1 }, images: [] }, target('sim-fixture-image-drop'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const seen: string[] = [];
+    const err = await (async () => {
+      for await (const e of stream) seen.push(e.type);
+    })().then(() => undefined, (e: unknown) => e);
+    expect(seen).toEqual(['partial']);
+    expect(isRetryableUpstreamError(err)).toBe(true);
+  });
+
+  describe('a provider that stalls after its first bytes fails as a retryable timeout once the target timeout passes without a byte', () => {
+    it('an image stream', async () => {
+      const seen: string[] = [];
+      const err = await (async () => {
+        for await (const e of await provider.imagesStream({ prompt: 'x', n: 1, params: { partial_images: 1 }, images: [] }, target('sim-fixture-image-stall', 300))) seen.push(e.type);
+      })().then(() => undefined, (e: unknown) => e);
+      expect(seen).toEqual(['partial']);
+      expect(err).toMatchObject({ status: 504 });
+      expect(isRetryableUpstreamError(err)).toBe(true);
+    });
+    it('a transcript stream', async () => {
+      const seen: string[] = [];
+      const err = await (async () => {
+        for await (const e of await provider.transcribeStream({ audio: { bytes: wav, filename: 'a.wav', mimeType: 'audio/wav' }, responseFormat: 'json', params: {} }, target('sim-fixture-transcript-stall', 300))) seen.push(e.type);
+      })().then(() => undefined, (e: unknown) => e);
+      expect(seen).toEqual(['delta']);
+      expect(err).toMatchObject({ status: 504 });
+    });
+    it('speech audio', async () => {
+      const chunks: Buffer[] = [];
+      const err = await (async () => {
+        const audio = await provider.speech({ input: 'x', voice: 'nova', responseFormat: 'wav', speed: 1, params: {} }, target('sim-fixture-speech-stall', 300));
+        for await (const c of audio.chunks) chunks.push(c);
+      })().then(() => undefined, (e: unknown) => e);
+      expect(Buffer.concat(chunks).toString()).toBe('RIFF');
+      expect(err).toMatchObject({ status: 504 });
+    });
   });
 
   it('passes a native body through and answers the provider JSON as it came', async () => {
