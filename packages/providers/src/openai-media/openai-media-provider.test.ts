@@ -1,6 +1,7 @@
 import { isRetryableUpstreamError, wavDurationSeconds, wavOf, type MediaTarget } from '@gw/provider-spec';
 import { startOpenAISimulator, type OpenAISimulator } from '../../../simulators/src';
 import { PCM_RATE, tonePcm } from '../../../simulators/src/openai/media-samples';
+import { OriginPools } from '../http/origin-pools';
 import { OpenAIMediaProvider } from './openai-media-provider';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -119,6 +120,21 @@ describe('OpenAIMediaProvider against the OpenAI simulator', () => {
     })().then(() => undefined, (e: unknown) => e);
     expect(seen).toEqual(['partial']);
     expect(isRetryableUpstreamError(err)).toBe(true);
+  });
+
+  it('speech audio left before its first chunk releases its upstream connection', async () => {
+    const pools = new OriginPools();
+    const own = new OpenAIMediaProvider(pools);
+    try {
+      const audio = await own.speech({ input: 'x', voice: 'nova', responseFormat: 'wav', speed: 1, params: {} }, target('sim-fixture-speech-stall'));
+      const pool = pools.forOrigin(new URL(sim.baseUrl).origin);
+      expect(pool.stats.running).toBe(1);
+      await audio.chunks[Symbol.asyncIterator]().return?.();
+      for (let i = 0; i < 20 && pool.stats.running > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(pool.stats.running).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 
   describe('a provider that stalls after its first bytes fails as a retryable timeout once the target timeout passes without a byte', () => {
