@@ -72,6 +72,8 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a function name with a space', { model: E2E_MODEL, input: 'hi', tools: [{ type: 'function', name: 'get weather' }] }, 'tools[0].name'],
     ['a tool_choice naming a function tools does not declare', { model: E2E_MODEL, input: 'hi', tools: [{ type: 'function', name: 'lookup' }], tool_choice: { type: 'function', name: 'search' } }, 'tool_choice.name'],
     ['an input_text part without text', { model: E2E_MODEL, input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text'],
+    ['a metadata key of 65 characters', { model: E2E_MODEL, input: 'hi', metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata'],
+    ['a metadata value of 513 characters', { model: E2E_MODEL, input: 'hi', metadata: { trace: 'v'.repeat(513) } }, 'metadata.trace'],
   ])('responses: %s', async (_what, body, param) => {
     await expectRefusedUpstreamFree(() => stack.openai.responses.create(body as never), param);
   });

@@ -1,4 +1,4 @@
-import { anyObject, bool, int, num, obj, oneOf, orNull, str, type Schema } from './schema-helpers';
+import { anyObject, bool, int, keyValueMetadata, num, obj, oneOf, orNull, str, type Schema } from './schema-helpers';
 
 /** Keys, billing, usage, files and webhooks: shapes the spec leaves open, as API-NOTES.md fixes them. */
 const usd = (description?: string) => str(description ?? 'USD decimal string', { pattern: '^-?\\d+\\.\\d+$' });
@@ -45,7 +45,7 @@ export const accountSchemas: Record<string, Schema> = {
   BatchCreate: obj({
     input_file_id: str(), endpoint: oneOf(['/v1/chat/completions']), completion_window: oneOf(['24h']),
     execution: oneOf(['auto', 'provider', 'platform'], 'default auto'), callback_url: str('HTTPS; private and loopback addresses are rejected', { format: 'uri' }),
-    metadata: anyObject(),
+    metadata: keyValueMetadata(),
   }, ['input_file_id', 'endpoint', 'completion_window']),
 
   WebhookSettings: obj({ url: orNull(str()), has_secret: bool(), updated_at: orNull(str()), secret: str('shown only when made') }, ['url', 'has_secret', 'updated_at']),

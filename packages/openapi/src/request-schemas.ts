@@ -1,4 +1,4 @@
-import { anyObject, arr, bool, int, num, obj, oneOf, ref, str, type Schema } from './schema-helpers';
+import { anyObject, arr, bool, int, keyValueMetadata, num, obj, oneOf, ref, str, type Schema } from './schema-helpers';
 
 /** Request bodies, with the field names of the spec's endpoint tables (gateway-api.md, "Endpoints"). */
 const stringOrArray = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
@@ -36,7 +36,7 @@ export const requestSchemas: Record<string, Schema> = {
       type: str(), role: oneOf(['user', 'assistant', 'system', 'developer']), content: { oneOf: [{ type: 'string' }, arr(anyObject())] }, id: str(), call_id: str(),
       output: { oneOf: [{ type: 'string' }, arr(anyObject())] }, status: oneOf(['in_progress', 'completed', 'incomplete']),
     }))] },
-    instructions: str(), max_output_tokens: num(), max_tool_calls: num(), metadata: { type: 'object', maxProperties: 16, additionalProperties: true },
+    instructions: str(), max_output_tokens: num(), max_tool_calls: num(), metadata: keyValueMetadata(),
     model: str(), moderation: obj({ model: str() }), parallel_tool_calls: bool(), previous_response_id: str('unsupported (501)'),
     prompt: obj({ id: str(), variables: anyObject(), version: str() }), prompt_cache_key: str(), prompt_cache_retention: oneOf(['in_memory', '24h']),
     reasoning: obj({

@@ -12,6 +12,10 @@ export const arr = (items: Schema, description?: string): Schema => described({ 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 /** Any JSON object (provider-native or free-form). */
 export const anyObject = (description?: string): Schema => described({ type: 'object', additionalProperties: true }, description);
+/** OpenAI's metadata: at most 16 pairs, keys of 1 to 64 characters, string values of at most 512. */
+export const keyValueMetadata = (): Schema => ({
+  type: 'object', maxProperties: 16, propertyNames: { minLength: 1, maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 },
+});
 /** The value or null. */
 export const orNull = (s: Schema): Schema => ('$ref' in s ? { oneOf: [s, { type: 'null' }] } : { ...s, type: [s.type, 'null'] });
 

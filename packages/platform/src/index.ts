@@ -14,6 +14,7 @@ export * from './handed-identity';
 export * from './grpc-auth';
 export { KeysApiKeyAccounts } from './keys-api-key-accounts';
 export * from './ids';
+export * from './key-value-metadata';
 export * from './logger';
 export * from './metrics';
 export * from './money';

@@ -1,12 +1,9 @@
 import { BATCH_EXECUTION_PREFERENCES, type BatchExecutionPreference } from '@gw/catalog';
-import { InputError } from '@gw/platform';
+import { InputError, parseKeyValueMetadata } from '@gw/platform';
 
 /** The one endpoint and window batches offer (spec: Batch endpoints). */
 export const BATCH_ENDPOINT = '/v1/chat/completions';
 export const COMPLETION_WINDOW = '24h';
-const METADATA_MAX_KEYS = 16;
-const METADATA_MAX_KEY = 64;
-const METADATA_MAX_VALUE = 512;
 
 export interface CreateBatchRequest {
   inputFileId: string;
@@ -40,18 +37,6 @@ export function parseCreateBatch(body: unknown): CreateBatchRequest {
     completionWindow: COMPLETION_WINDOW,
     execution: execution as BatchExecutionPreference,
     callbackUrl: callbackUrl as string | null,
-    metadata: parseMetadata(b.metadata),
+    metadata: parseKeyValueMetadata(b.metadata),
   };
-}
-
-function parseMetadata(metadata: unknown): Record<string, string> | null {
-  if (metadata === undefined || metadata === null) return null;
-  check(isObject(metadata), 'metadata', 'metadata must be an object of string values');
-  const entries = Object.entries(metadata as Record<string, unknown>);
-  check(entries.length <= METADATA_MAX_KEYS, 'metadata', `metadata may have at most ${METADATA_MAX_KEYS} keys`);
-  for (const [key, value] of entries) {
-    check(key.length > 0 && key.length <= METADATA_MAX_KEY, 'metadata', `metadata keys must have 1 to ${METADATA_MAX_KEY} characters`);
-    check(typeof value === 'string' && value.length <= METADATA_MAX_VALUE, `metadata.${key}`, `metadata values must be strings of at most ${METADATA_MAX_VALUE} characters`);
-  }
-  return metadata as Record<string, string>;
 }

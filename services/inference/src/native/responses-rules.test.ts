@@ -63,6 +63,8 @@ describe('validateResponsesRequest', () => {
     ['17 metadata pairs', { ...BASE, metadata: { ...sixteen, k16: 'v' } }, 'metadata'],
     ['metadata that is an array', { ...BASE, metadata: ['a'] }, 'metadata'],
     ['a metadata value that is a number', { ...BASE, metadata: { a: 1 } }, 'metadata.a'],
+    ['a metadata key of 65 characters (not echoed in the param)', { ...BASE, metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata'],
+    ['a metadata value of 513 characters', { ...BASE, metadata: { a: 'v'.repeat(513) } }, 'metadata.a'],
     ['temperature above 2', { ...BASE, temperature: 2.01 }, 'temperature'],
     ['temperature below 0', { ...BASE, temperature: -1 }, 'temperature'],
     ['temperature as a string', { ...BASE, temperature: '1' }, 'temperature'],

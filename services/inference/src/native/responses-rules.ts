@@ -1,4 +1,4 @@
-import { NotImplementedError } from '@gw/platform';
+import { NotImplementedError, parseKeyValueMetadata } from '@gw/platform';
 import { checkFunctionName } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import {
@@ -36,7 +36,6 @@ const INPUT_ROLES = ['user', 'assistant', 'system', 'developer'];
 const ITEM_STATUSES = ['in_progress', 'completed', 'incomplete'];
 const TOOL_CHOICES = ['none', 'auto', 'required'];
 const TEXT_PARTS = ['input_text', 'output_text'];
-const MAX_METADATA_PAIRS = 16;
 
 /**
  * The `include` values the Responses API defines, each with the tool type (prefix) it needs in `tools`;
@@ -75,7 +74,7 @@ export function validateResponsesRequest(raw: unknown): Body {
   checkNumber(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true });
   checkNumber(body.max_output_tokens, 'max_output_tokens', { min: 1, integer: true });
   checkNumber(body.max_tool_calls, 'max_tool_calls', { min: 0, integer: true });
-  checkMetadata(body.metadata);
+  parseKeyValueMetadata(body.metadata);
   checkObjectArray(body.tools, 'tools');
   checkToolChoice(body.tool_choice, checkFunctionTools(body.tools));
   if (isObject(body.stream_options)) checkType(body.stream_options.include_obfuscation, 'stream_options.include_obfuscation', 'boolean');
@@ -111,14 +110,6 @@ function checkInputItems(items: unknown[]): void {
     if (Array.isArray(it.content)) checkTypedParts(it.content, `${p}.content`, TEXT_PARTS);
     check(typeof it.type === 'string' || typeof it.role === 'string', `${p}.type`, `${p} needs a type or a role`);
   });
-}
-
-function checkMetadata(metadata: unknown): void {
-  if (isAbsent(metadata)) return;
-  check(isObject(metadata), 'metadata', 'metadata must be an object of string values');
-  const entries = Object.entries(metadata as Body);
-  check(entries.length <= MAX_METADATA_PAIRS, 'metadata', `metadata accepts at most ${MAX_METADATA_PAIRS} key-value pairs`);
-  for (const [key, value] of entries) check(typeof value === 'string', `metadata.${key}`, `metadata.${key} must be a string`);
 }
 
 /** The names of the function tools, each checked. */
