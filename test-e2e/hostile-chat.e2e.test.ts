@@ -87,6 +87,8 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a negative top_k', { top_k: -3 }, 'top_k'],
     ['stop_sequences as a string', { stop_sequences: 'x' }, 'stop_sequences'],
     ['a tool_choice naming a tool tools does not declare', { tools: [{ name: 'lookup', input_schema: { type: 'object' } }], tool_choice: { type: 'tool', name: 'search' } }, 'tool_choice.name'],
+    ['a tool name with a dot', { tools: [{ name: 'fs.read', input_schema: { type: 'object' } }] }, 'tools[0].name'],
+    ['a tool without an input_schema', { tools: [{ name: 'lookup' }] }, 'tools[0].input_schema'],
     ['a thinking budget under 1,024', { thinking: { type: 'enabled', budget_tokens: 10 } }, 'thinking.budget_tokens'],
   ])('messages: %s', async (_what, fields, param) => {
     const before = stack.simulatorRequests!();

@@ -1,3 +1,4 @@
+import { checkFunctionName, MESSAGES_TOOL_NAME_MAX_CHARS } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, checkTypedParts, isAbsent, isObject, type Body } from './body-checks';
 
@@ -60,8 +61,15 @@ function validateMessagesBody(raw: unknown): Body {
     check(Array.isArray(body.tools), 'tools', 'tools must be an array');
     (body.tools as unknown[]).forEach((tool, i) => {
       check(isObject(tool), `tools[${i}]`, `tools[${i}] must be an object`);
-      toolNames.push((tool as Body).name);
-      if ((tool as Body).input_schema !== undefined) checkFreeForm((tool as Body).input_schema, `tools[${i}].input_schema`);
+      const t = tool as Body;
+      // A custom tool (no type, or `custom`) is the caller's own: its name and input schema are the caller's to get
+      // right. A server tool's type fixes its name.
+      if (t.type === undefined || t.type === 'custom') {
+        checkFunctionName(t.name, `tools[${i}].name`, MESSAGES_TOOL_NAME_MAX_CHARS);
+        check(isObject(t.input_schema), `tools[${i}].input_schema`, `tools[${i}].input_schema is required: a JSON schema object`);
+      }
+      toolNames.push(t.name);
+      if (t.input_schema !== undefined) checkFreeForm(t.input_schema, `tools[${i}].input_schema`);
     });
   }
   checkToolChoice(body.tool_choice, toolNames);
