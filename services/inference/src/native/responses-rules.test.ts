@@ -51,6 +51,19 @@ describe('validateResponsesRequest', () => {
   });
 
   it.each([
+    ['previous_response_id', true],
+    ['previous_response_id', { id: 'resp_1' }],
+    ['conversation', 5],
+    ['conversation', ['conv_1']],
+    ['background', 'yes'],
+    ['store', 'true'],
+  ])('a stateful field of the wrong type is a 400, not a 501: %s = %j', (param, value) => {
+    const err = catchError(() => validateResponsesRequest({ ...BASE, [param]: value }));
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).toMatchObject({ status: 400, param });
+  });
+
+  it.each([
     ['a body that is not an object', [], 'body'],
     ['no model', { input: 'x' }, 'model'],
     ['an empty model', { ...BASE, model: '' }, 'model'],

@@ -30,7 +30,7 @@ const ENUMS: Array<[path: string, options: readonly string[]]> = [
 ];
 
 const STRINGS = ['instructions', 'prompt_cache_key', 'safety_identifier', 'user'];
-const BOOLEANS = ['background', 'store', 'stream', 'parallel_tool_calls'];
+const BOOLEANS = ['stream', 'parallel_tool_calls'];
 const OBJECTS = ['reasoning', 'text', 'prompt', 'moderation', 'stream_options'];
 const INPUT_ROLES = ['user', 'assistant', 'system', 'developer'];
 const ITEM_STATUSES = ['in_progress', 'completed', 'incomplete'];
@@ -56,6 +56,12 @@ export const INCLUDE_NEEDS_TOOL: Record<string, string | null> = {
 /** Checks a `POST /v1/responses` body; returns it with the public model name still in place. */
 export function validateResponsesRequest(raw: unknown): Body {
   const body = checkRequestBody(raw);
+  // A stateful field of the wrong type is malformed (400) before it is unsupported (501).
+  checkType(body.previous_response_id, 'previous_response_id', 'string');
+  check(isAbsent(body.conversation) || typeof body.conversation === 'string' || isObject(body.conversation),
+    'conversation', 'conversation must be a conversation id or an object with one');
+  checkType(body.background, 'background', 'boolean');
+  checkType(body.store, 'store', 'boolean');
   for (const [param, used, what] of STATEFUL) {
     if (used(body[param])) throw new NotImplementedError(`Unsupported: ${what}, and this gateway is stateless`, param);
   }
