@@ -1,7 +1,7 @@
 import { readServerSentEvents, type ServerSentEvent } from '@gw/provider-spec';
 import type { UpstreamAnswer } from './arrived-bytes-request';
 import type { Deadline } from './deadline';
-import { releasingIterable } from './releasing-iterable';
+import { releaseAnswer, releasingIterable } from './releasing-iterable';
 import { mapTransportError } from './upstream-errors';
 
 /** What a provider may still send after its end marker before its connection is closed instead of reused. */
@@ -27,13 +27,7 @@ export function translateEventStream<T>(
   const body = res.body;
   let handedToDrain = false;
   const release = () => {
-    if (handedToDrain) return;
-    if (!body.destroyed) {
-      // undici reports a destroy before the end as an 'error' event; nobody is left to hear it.
-      body.on('error', () => {});
-      body.destroy();
-    }
-    deadline.dispose();
+    if (!handedToDrain) releaseAnswer(body, deadline);
   };
   // The body's iterator without its `return`: leaving the loop below at the end marker must not destroy the
   // body (a destroyed body closes its connection).

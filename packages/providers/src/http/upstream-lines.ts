@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { UpstreamAnswer } from './arrived-bytes-request';
 import type { Deadline } from './deadline';
-import { releasingIterable } from './releasing-iterable';
+import { releaseAnswer, releasingIterable } from './releasing-iterable';
 import { mapTransportError, oversizedUpstreamError } from './upstream-errors';
 import { MAX_ANSWER_BYTES } from './upstream-json';
 
@@ -26,14 +26,7 @@ export function upstreamLines(res: UpstreamAnswer, deadline: Deadline, maxLineBy
   // From here on the per-request bodyTimeout bounds each gap in the body; a long file is fine.
   deadline.stopTimer();
   const body = res.body;
-  const release = () => {
-    if (!body.destroyed) {
-      // undici reports a destroy before the end as an 'error' event; nobody is left to hear it.
-      body.on('error', () => {});
-      body.destroy();
-    }
-    deadline.dispose();
-  };
+  const release = () => releaseAnswer(body, deadline);
   async function* run(): AsyncGenerator<string> {
     try {
       for await (const line of createInterface({ input: Readable.from(boundedLineChunks(body, maxLineBytes)), crlfDelay: Infinity })) {

@@ -9,7 +9,7 @@ import type { UpstreamAnswer } from '../http/arrived-bytes-request';
 import type { Deadline } from '../http/deadline';
 import { OriginPools } from '../http/origin-pools';
 import { headerValue, requestUpstream } from '../http/post-upstream';
-import { releasingIterable } from '../http/releasing-iterable';
+import { releaseAnswer, releasingIterable } from '../http/releasing-iterable';
 import { translateEventStream } from '../http/translate-event-stream';
 import { callUpstream, openUpstreamStream } from '../http/upstream-call';
 import { mapTransportError } from '../http/upstream-errors';
@@ -61,20 +61,15 @@ export class OpenAIMediaProvider implements MediaProvider {
     const providerResponseId = requestIdOf(res, `img-stream-${Date.now()}`);
     const state = { index: 0, outputFormat: outputFormatOf(req) };
     let usage = imageUsageOf(undefined, 0);
-    let done = false;
-    const translate = (event: ServerSentEvent): ImageStreamEvent[] => {
-      if (event.data === '[DONE]') {
-        done = true;
-        return [];
-      }
-      const raw = checkUpstreamShape(parseUpstreamJson(event.data, 'stream event'), openAIImageStreamEventSchema, 'stream event');
+    const events = untilDone((data): ImageStreamEvent[] => {
+      const raw = checkUpstreamShape(parseUpstreamJson(data, 'stream event'), openAIImageStreamEventSchema, 'stream event');
       const converted = fromOpenAIImageStreamEvent(raw, state);
       if (!converted) return [];
       if (converted.type === 'completed') usage = imageUsageOf(raw.usage, state.index);
       return [converted];
-    };
+    });
     const end = (): ImageStreamEvent[] => [{ type: 'done', usage, servedModel: target.providerModel, providerResponseId }];
-    return translateEventStream(res, deadline, translate, end, () => done);
+    return translateEventStream(res, deadline, events.translate, end, events.done);
   }
 
   transcribe(req: TranscriptionRequest, target: MediaTarget, signal?: AbortSignal): Promise<Transcription> {
@@ -94,20 +89,15 @@ export class OpenAIMediaProvider implements MediaProvider {
     const { res, deadline } = await openUpstreamStream(target, signal, (deadline) =>
       this.send(target, deadline, '/audio/transcriptions', toOpenAITranscriptionForm(req, target.providerModel, true), true));
     const id = requestIdOf(res, `tr-${Date.now()}`);
-    let done = false;
-    const translate = (event: ServerSentEvent): TranscriptionStreamEvent[] => {
-      if (event.data === '[DONE]') {
-        done = true;
-        return [];
-      }
-      const e = checkUpstreamShape(parseUpstreamJson(event.data, 'stream event'), openAITranscriptStreamEventSchema, 'stream event');
+    const events = untilDone((data): TranscriptionStreamEvent[] => {
+      const e = checkUpstreamShape(parseUpstreamJson(data, 'stream event'), openAITranscriptStreamEventSchema, 'stream event');
       if (e.type === 'transcript.text.delta' && e.delta !== undefined) return [{ type: 'delta', delta: e.delta }];
       if (e.type === 'transcript.text.done') {
         return [{ type: 'done', transcription: { text: e.text ?? '', usage: transcriptionUsageOf(e.usage, undefined), servedModel: target.providerModel, providerResponseId: id } }];
       }
       return [];
-    };
-    return translateEventStream(res, deadline, translate, () => {}, () => done);
+    });
+    return translateEventStream(res, deadline, events.translate, () => {}, events.done);
   }
 
   async speech(req: SpeechRequest, target: MediaTarget, signal?: AbortSignal): Promise<SpeechAudio> {
@@ -145,6 +135,19 @@ export class OpenAIMediaProvider implements MediaProvider {
   }
 }
 
+/** An OpenAI media stream's events read by `translate`, up to its `data: [DONE]`; `done` says that marker went by. */
+function untilDone<T>(translate: (data: string) => T[]): { translate: (event: ServerSentEvent) => T[]; done: () => boolean } {
+  let done = false;
+  return {
+    translate: (event) => {
+      if (event.data !== '[DONE]') return translate(event.data);
+      done = true;
+      return [];
+    },
+    done: () => done,
+  };
+}
+
 function imageEndpoint(req: ImageRequest): string {
   return req.images.length > 0 ? '/images/edits' : '/images/generations';
 }
@@ -172,13 +175,7 @@ function lowerCased(headers: Record<string, string> | undefined): Record<string,
 function audioOf(res: UpstreamAnswer, deadline: Deadline, fallbackType: string): SpeechAudio {
   deadline.stopTimer();
   const body = res.body;
-  const release = () => {
-    if (!body.destroyed) {
-      body.on('error', () => {});
-      body.destroy();
-    }
-    deadline.dispose();
-  };
+  const release = () => releaseAnswer(body, deadline);
   return {
     contentType: headerValue(res.headers, 'content-type') ?? fallbackType,
     providerResponseId: requestIdOf(res, `speech-${Date.now()}`),
