@@ -32,7 +32,7 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
 
   it('generate (openai client): a url per image, each stored as a record, downloadable through its signed url and by id; billed per image', async () => {
     const before = await spendableMicros(stack.baseURL, stack.key);
-    const res = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'a red fox in snow', n: 2, size: '1024x1024' }).withResponse();
+    const res = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'a red fox in snow', n: 2, size: '1024x1024', metadata: { project: 'atlas' } } as never).withResponse();
     const result = res.data;
     expect(result.data).toHaveLength(2);
     expect(result.usage).toMatchObject({ generated_images: 2 });
@@ -52,6 +52,8 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
     for (const id of [...ids, record.id]) expect((await call('GET', `/billing/requests/${encodeURIComponent(id)}`)).body.data.request_id).toBe(requestId);
     expect(before - await spendableMicros(stack.baseURL, stack.key)).toBe(80_000);
 
+    // The caller's metadata is kept on each image record.
+    for (const id of ids) expect((await call('GET', `/images/${id}`)).body).toMatchObject({ id, metadata: { project: 'atlas' } });
     const content = await call('GET', `/images/${ids[0]}/content`);
     expect(content.status).toBe(200);
     expect(content.headers.get('content-disposition')).toContain(`${ids[0]}.png`);
@@ -141,6 +143,8 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
     [{ model: E2E_IMAGE_MODEL, prompt: 'x', images: ['http://169.254.169.254/latest/meta-data'] }, 400, 'images[0]'],
     [{ model: E2E_IMAGE_MODEL, prompt: 'x', images: ['asset://img_unknown'] }, 400, 'images[0]'],
     [{ model: E2E_IMAGE_MODEL, prompt: 'x', images: ['data:text/plain;base64,aGk='] }, 400, 'images[0]'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', metadata: { note: 'v'.repeat(513) } }, 400, 'metadata.note'],
+    [{ model: E2E_IMAGE_MODEL, prompt: 'x', metadata: { a: { b: 'c' } } }, 400, 'metadata.a'],
   ])('%j is refused with %i naming the param, never sent upstream', async (body, status, param) => {
     const upstream = await stack.simulatorRequestCount();
     const res = await call('POST', '/images/generations', body);

@@ -62,7 +62,7 @@ export const requestSchemas: Record<string, Schema> = {
     optimize_prompt_options: obj({ mode: str('standard or fast') }), strength: num(),
     enable_interleave: bool(), enable_web_search: bool(), enable_sequential: bool(), thinking_mode: bool(), layer_decomposition: bool(),
     include_thoughts: bool(), enable_image_search: bool(), output_format: str(), stream: bool(), partial_images: int(),
-    metadata: anyObject(), extra_body: anyObject(), provider_options: anyObject(), moderation: str(), mask: str(), bbox_list: arr({}),
+    metadata: keyValueMetadata(), extra_body: anyObject(), provider_options: anyObject(), moderation: str(), mask: str(), bbox_list: arr({}),
     color_palette: arr({}), background: str('auto, transparent, opaque'), output_compression: int('percentage'), input_fidelity: str(),
     user: str(), thinking_level: str(), media_resolution: str(),
   }, ['model', 'prompt']),

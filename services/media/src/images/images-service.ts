@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
 import type { CallArchiver } from '@gw/call-archive';
-import { InputError, NotFoundError, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
+import { InputError, NotFoundError, parseKeyValueMetadata, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
 import { listPage, type Collection, type PageQuery } from '@gw/store';
 import type { MediaBilledCalls, MediaPlan, MediaUsage } from '../calls/media-billed-calls';
@@ -66,6 +66,8 @@ export class ImagesService {
     const { model, routes } = this.deps.router.model(body.model, 'image');
     checkFields(body, IMAGE_FIELDS, model, IMAGE_BASE_FIELDS);
     if (typeof body.prompt !== 'string' || body.prompt.trim() === '') throw new InputError('prompt is required', 'prompt', 'missing_required_parameter');
+    // Kept on every image record the call makes: string pairs within OpenAI's bounds, not any object.
+    const metadata = parseKeyValueMetadata(body.metadata);
     const responseFormat = body.response_format ?? 'url';
     if (responseFormat !== 'url' && responseFormat !== 'b64_json') throw new InputError('response_format must be url or b64_json', 'response_format', 'invalid_value');
     const images = files?.images ?? await this.namedInputs(identity.accountId, body.images);
@@ -96,7 +98,7 @@ export class ImagesService {
         },
       },
       model: model.id, responseFormat, stream,
-      metadata: (body.metadata as Record<string, unknown> | undefined) ?? null,
+      metadata,
       request: files ? { ...body, image: files.images, ...(files.mask ? { mask: files.mask } : {}) } : body,
     };
   }
