@@ -102,6 +102,12 @@ describe('checkOutboundUrl admits public targets and returns the addresses to co
     expect(target.addresses.map((a) => a.address)).toEqual(zone['public.example']);
   });
 
+  it('a URL of 8192 characters, and not one character more', async () => {
+    const url = `https://public.example/${'x'.repeat(8192 - 'https://public.example/'.length)}`;
+    await expect(check(url)).resolves.toMatchObject({ url: { href: url } });
+    await expect(check(`${url}x`)).rejects.toMatchObject({ status: 400, param: 'callback_url', message: expect.stringContaining('longer than 8192 characters') });
+  });
+
   it('public IPv4 and IPv6 literals, no resolution needed', async () => {
     await expect(check('https://8.8.8.8/')).resolves.toMatchObject({ addresses: [{ address: '8.8.8.8', family: 4 }] });
     await expect(check('https://[2606:4700:4700::1111]:8443/')).resolves.toMatchObject({ addresses: [{ address: '2606:4700:4700::1111', family: 6 }] });

@@ -16,6 +16,12 @@ export const systemResolver: HostResolver = async (hostname) => {
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
+/**
+ * The longest URL the gateway calls or keeps: over what common servers and proxies accept in a request line (8 KiB),
+ * and far over any presigned storage link.
+ */
+export const MAX_OUTBOUND_URL_CHARS = 8192;
+
 /** How outbound URLs are checked; production uses the defaults. */
 export interface OutboundPolicy extends AddressPolicyOptions {
   /** Test-only: accept `http:` as well as `https:`. */
@@ -49,6 +55,7 @@ export class OutboundUrlError extends InputError {
  */
 export async function checkOutboundUrl(raw: string, opts: CheckUrlOptions): Promise<CheckedTarget> {
   const { param } = opts;
+  if (raw.length > MAX_OUTBOUND_URL_CHARS) throw new OutboundUrlError(`${param} is longer than ${MAX_OUTBOUND_URL_CHARS} characters`, param, 'invalid_url');
   let url: URL;
   try {
     url = new URL(raw);
