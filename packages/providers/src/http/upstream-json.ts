@@ -29,18 +29,18 @@ export function checkUpstreamShape<S extends z.ZodType>(json: unknown, schema: S
  * A 2xx answer's text, at most `maxBytes` of it; past that the body is dropped and the answer refused. Within a
  * declared length it is read whole; a body without one is counted as it arrives.
  */
-export async function readAnswerText(res: UpstreamAnswer, what: string, maxBytes = MAX_ANSWER_BYTES): Promise<string> {
+export async function readAnswerText(res: UpstreamAnswer, maxBytes = MAX_ANSWER_BYTES): Promise<string> {
   const declaredLength = res.headers['content-length'];
   if (declaredLengthOf(declaredLength) <= maxBytes) return res.body.text();
   const parts: Uint8Array[] = [];
   const drop = () => res.body.destroy();
-  for await (const part of cappedChunks(res.body, declaredLength, maxBytes, () => oversizedUpstreamError(what, maxBytes), drop)) parts.push(part);
+  for await (const part of cappedChunks(res.body, declaredLength, maxBytes, () => oversizedUpstreamError('response', maxBytes), drop)) parts.push(part);
   return Buffer.concat(parts).toString('utf8');
 }
 
 /** The body of a 2xx answer: its JSON as sent, and that JSON read through `schema`. */
 export async function readJsonAnswer<S extends z.ZodType>(res: UpstreamAnswer, schema: S, maxBytes = MAX_ANSWER_BYTES): Promise<{ json: unknown; data: z.output<S> }> {
-  const json = parseUpstreamJson(await readAnswerText(res, 'response', maxBytes), 'response');
+  const json = parseUpstreamJson(await readAnswerText(res, maxBytes), 'response');
   return { json, data: checkUpstreamShape(json, schema, 'response') };
 }
 

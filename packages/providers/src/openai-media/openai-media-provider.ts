@@ -78,7 +78,7 @@ export class OpenAIMediaProvider implements MediaProvider {
       const id = requestIdOf(res, `tr-${Date.now()}`);
       // text, srt and vtt answer the transcript itself, not JSON.
       if (!['json', 'verbose_json'].includes(req.responseFormat)) {
-        return { text: await readAnswerText(res, 'response'), usage: {}, servedModel: target.providerModel, providerResponseId: id };
+        return { text: await readAnswerText(res), usage: {}, servedModel: target.providerModel, providerResponseId: id };
       }
       const { data } = await readJsonAnswer(res, openAITranscriptionSchema);
       return fromOpenAITranscription(data, target.providerModel, id);
@@ -115,7 +115,7 @@ export class OpenAIMediaProvider implements MediaProvider {
     }
     return callUpstream(target, signal, async (deadline) => {
       const res = await this.send(target, deadline, endpoint, JSON.stringify(call.body));
-      const body = parseUpstreamJson(await readAnswerText(res, 'response'), 'response');
+      const body = parseUpstreamJson(await readAnswerText(res), 'response');
       return { type: 'json' as const, body, providerResponseId: requestIdOf(res, `img-${Date.now()}`) };
     });
   }

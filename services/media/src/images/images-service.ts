@@ -23,7 +23,7 @@ interface PreparedImages {
   plan: MediaPlan;
   model: string;
   responseFormat: 'url' | 'b64_json';
-  metadata: Record<string, unknown> | null;
+  metadata: Record<string, string> | null;
   stream: boolean;
   /** The request as the caller gave it (input files with their bytes, which the archive describes), for the archive. */
   request: Record<string, unknown>;
