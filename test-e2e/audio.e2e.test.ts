@@ -111,6 +111,7 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     [{ response_format: 'tsv' }, 'response_format'],
     [{ diarize: true }, 'diarize'],
     [{ timestamp_granularities: ['segment', 'zzz'] }, 'timestamp_granularities'],
+    [{ prompt: 'x'.repeat(32_001) }, 'prompt'],
   ])('a field the model or its provider cannot take is a 400 naming it: %j', async (extra, param) => {
     const upstream = await stack.simulatorRequestCount();
     expectEnvelope(await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, audio_data: wav.toString('base64'), mime_type: 'audio/wav', ...extra }), 400, undefined, param);
@@ -158,6 +159,7 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     ['a voice the model does not have', { model: E2E_SPEECH_MODEL, input: 'x', voice: 'robot' }, 'voice'],
     ['speed out of range', { model: E2E_SPEECH_MODEL, input: 'x', voice: 'alloy', speed: 9 }, 'speed'],
     ['a format the model does not offer', { model: E2E_SPEECH_MODEL, input: 'x', voice: 'alloy', response_format: 'ogg' }, 'response_format'],
+    ['instructions over 32,000 characters', { model: E2E_SPEECH_MODEL, input: 'x', voice: 'alloy', instructions: 'x'.repeat(32_001) }, 'instructions'],
     ['instructions espeak-ng cannot follow', { model: E2E_ESPEAK_MODEL, input: 'x', voice: 'en-us', instructions: 'whisper' }, 'instructions'],
     ['a transcription model', { model: E2E_TRANSCRIBE_MODEL, input: 'x', voice: 'alloy' }, 'model'],
   ])('speech with %s is refused naming the param', async (_case, body, param) => {

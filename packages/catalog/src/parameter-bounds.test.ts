@@ -18,6 +18,10 @@ describe('parameterBoundViolation', () => {
     ['an array at max_items', ['a', 'b'], { type: 'array', max_items: 2 }, null],
     ['no bounds at all', 'anything', { type: 'string' }, null],
     ['empty options bound nothing', 'anything', { type: 'string', options: [] }, null],
+    // A string's min and max bound its length in characters.
+    ['a string at max characters', 'abcd', { type: 'string', max: 4 }, null],
+    ['a string over max characters', 'abcde', { type: 'string', max: 4 }, 'temperature may have at most 4 characters'],
+    ['a string under min characters', 'a', { type: 'string', min: 2 }, 'temperature must have at least 2 characters'],
   ])('%s', (_case, value, bounds, violation) => {
     expect(parameterBoundViolation('temperature', value, spec(bounds))).toBe(violation);
   });

@@ -49,6 +49,7 @@ export const deploymentSchema = z.object({
   batch_price: priceSchema.optional(),
 });
 
+/** One request parameter a model takes; for a string, `min` and `max` bound its length in characters. */
 const parameterSpec = z.object({
   type: z.string(),
   options: z.array(z.union([z.string(), z.number(), z.boolean()])).nullable().default(null),

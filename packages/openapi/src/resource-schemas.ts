@@ -76,7 +76,11 @@ export const resourceSchemas: Record<string, Schema> = {
     links: obj({ details: str('service model detail path') }), name: str('display name'),
     per_request_limits: obj({ completion_tokens: orNull(int()), prompt_tokens: orNull(int()) }),
     supported_parameters: arr(str()),
-    parameter_schema: { type: 'object', additionalProperties: obj({ type: str(), options: orNull(arr({})), default: {}, min: {}, max: {} }) },
+    parameter_schema: { type: 'object', additionalProperties: obj({
+      type: str(), options: orNull(arr({})), default: {},
+      min: { description: 'least value; for a string, least length in characters' },
+      max: { description: 'greatest value; for a string, greatest length in characters' },
+    }) },
     supported_voices: orNull(arr(str())),
   }, ['id', 'object', 'created', 'owned_by']),
 

@@ -2,7 +2,7 @@ import type { FieldType } from '../validation/request-fields';
 
 /** POST /v1/audio/transcriptions: every field of the spec's table, with its type. */
 export const TRANSCRIPTION_FIELDS: Readonly<Record<string, FieldType>> = {
-  model: 'string', file_url: 'string', mime_type: 'string', audio_data: 'string',
+  model: 'string', file_url: 'string', mime_type: 'string', audio_data: 'data',
   language: 'string', prompt: 'string', response_format: 'string', audio_format: 'string', codec: 'string', hotwords: 'string',
   request_id: 'string', user_id: 'string', uid: 'string', temperature: 'number', segment_duration: 'number', timestamp_granularities: 'array',
   stream: 'boolean', enable_itn: 'boolean', enable_punc: 'boolean', enable_channel_split: 'boolean', enable_ddc: 'boolean',

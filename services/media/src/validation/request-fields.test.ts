@@ -1,5 +1,5 @@
 import { catalogSchema } from '@gw/catalog';
-import { checkFields, routesHonouring } from './request-fields';
+import { checkFields, MAX_TEXT_FIELD_CHARS, routesHonouring } from './request-fields';
 
 const model = catalogSchema.parse({
   providers: { p: { kind: 'openai-compatible', base_url: 'http://p/v1' } },
@@ -13,12 +13,19 @@ const model = catalogSchema.parse({
       images: { type: 'array', max_items: 2 },
       watermark: { type: 'boolean' },
       granularities: { type: 'array', options: ['word', 'segment'], max_items: 2 },
+      user: { type: 'string', max: 8 },
+      negative_prompt: { type: 'string' },
+      mask: { type: 'string' },
+      prompt: { type: 'string', max: 16 },
     },
     deployments: [{ id: 'd', provider: 'p', provider_model: 'x', price: { prompt_per_million: '0', completion_per_million: '0' } }],
   }],
 }).models[0];
 
-const TABLE = { model: 'string', prompt: 'string', n: 'integer', size: 'string', strength: 'number', images: 'array', watermark: 'boolean', seed: 'integer', granularities: 'array' } as const;
+const TABLE = {
+  model: 'string', prompt: 'string', n: 'integer', size: 'string', strength: 'number', images: 'array', watermark: 'boolean', seed: 'integer',
+  granularities: 'array', user: 'string', negative_prompt: 'string', mask: 'data',
+} as const;
 
 describe('checkFields: the endpoint table, then the model parameter_schema, each failure a 400 naming the field', () => {
   it.each([
@@ -39,6 +46,16 @@ describe('checkFields: the endpoint table, then the model parameter_schema, each
     [{ granularities: ['segment', 'zzz'] }, ['granularities', 'invalid_value']],
     [{ granularities: [{ deep: ['x'] }] }, ['granularities', 'invalid_value']],
     [{ granularities: ['word', 'word', 'word'] }, ['granularities', 'invalid_value']],
+    // Free text is bounded: by the model's max characters, else by the gateway's own bound; inline data is not.
+    [{ user: 'u'.repeat(8) }, null],
+    [{ user: 'u'.repeat(9) }, ['user', 'invalid_value']],
+    [{ negative_prompt: 'x'.repeat(MAX_TEXT_FIELD_CHARS) }, null],
+    [{ negative_prompt: 'x'.repeat(MAX_TEXT_FIELD_CHARS + 1) }, ['negative_prompt', 'invalid_value']],
+    // A field every model takes is still held to the bound the model gives it.
+    [{ prompt: 'p'.repeat(16) }, null],
+    [{ prompt: 'p'.repeat(17) }, ['prompt', 'invalid_value']],
+    [{ mask: 'A'.repeat(MAX_TEXT_FIELD_CHARS + 1) }, null],
+    [{ mask: 5 }, ['mask', 'invalid_type']],
   ])('%j', (fields, refusal) => {
     const run = () => checkFields({ model: 'm/image', prompt: 'p', ...fields }, TABLE, model, ['model', 'prompt']);
     if (!refusal) expect(run).not.toThrow();
