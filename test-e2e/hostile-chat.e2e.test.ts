@@ -48,6 +48,8 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['an unknown verbosity', { ...base, verbosity: 'loud' }, 'verbosity'],
     ['a function name with a space', { ...base, tools: [{ type: 'function', function: { name: 'get weather' } }] }, 'tools[0].function.name'],
     ['a tool_choice naming a function tools does not declare', { ...base, tools: [{ type: 'function', function: { name: 'lookup' } }], tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice.function.name'],
+    ['a prompt_cache_key of 65 characters', { ...base, prompt_cache_key: 'k'.repeat(65) }, 'prompt_cache_key'],
+    ['a user of 257 characters', { ...base, user: 'u'.repeat(257) }, 'user'],
   ])('chat: %s', async (_what, body, param) => {
     await expectRefusedUpstreamFree(chat(body), param);
   });
@@ -74,6 +76,7 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['an input_text part without text', { model: E2E_MODEL, input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text'],
     ['a metadata key of 65 characters', { model: E2E_MODEL, input: 'hi', metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata'],
     ['a metadata value of 513 characters', { model: E2E_MODEL, input: 'hi', metadata: { trace: 'v'.repeat(513) } }, 'metadata.trace'],
+    ['a safety_identifier of 65 characters', { model: E2E_MODEL, input: 'hi', safety_identifier: 's'.repeat(65) }, 'safety_identifier'],
   ])('responses: %s', async (_what, body, param) => {
     await expectRefusedUpstreamFree(() => stack.openai.responses.create(body as never), param);
   });
@@ -90,6 +93,7 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a tool name with a dot', { tools: [{ name: 'fs.read', input_schema: { type: 'object' } }] }, 'tools[0].name'],
     ['a tool without an input_schema', { tools: [{ name: 'lookup' }] }, 'tools[0].input_schema'],
     ['a thinking budget under 1,024', { thinking: { type: 'enabled', budget_tokens: 10 } }, 'thinking.budget_tokens'],
+    ['a metadata.user_id of 257 characters', { metadata: { user_id: 'u'.repeat(257) } }, 'metadata.user_id'],
   ])('messages: %s', async (_what, fields, param) => {
     const before = stack.simulatorRequests!();
     const res = await api(stack.baseURL, 'POST', '/messages', {

@@ -3,6 +3,7 @@ import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
 import { EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import { checkChatContentPart } from '../validation/input-parts';
+import { checkCallerIdentifier } from '../validation/caller-identifiers';
 import { checkFunctionName } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { checkPromptFits, estimatePromptTokens } from '../validation/prompt-estimate';
@@ -32,13 +33,14 @@ const NUMBER_FIELDS = ['temperature', 'top_p', 'frequency_penalty', 'presence_pe
 const INTEGER_FIELDS = ['max_completion_tokens', 'max_tokens', 'top_k', 'context_length', 'top_logprobs', 'seed', 'n'];
 const BOOLEAN_FIELDS = ['stream', 'parallel_tool_calls', 'store', 'network_search', 'logprobs'];
 const OBJECT_FIELDS = ['metadata', 'extra_body', 'provider_options', 'schema_params', 'conversation', 'logit_bias'];
-const STRING_FIELDS = ['model', 'previous_response_id', 'prompt_cache_key', 'truncation', 'verbosity', 'user'];
+const STRING_FIELDS = ['model', 'previous_response_id', 'prompt_cache_key', 'safety_identifier', 'truncation', 'verbosity', 'user'];
 
 export function validateChatBody(body: unknown): ChatCompletionRequest {
   expect(isObject(body), 'body', 'Request body must be a JSON object');
   const b = body as Body;
   expect(typeof b.model === 'string' && b.model.length > 0, 'model', 'model is required and must be a non-empty string');
   for (const f of STRING_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'string', f, `${f} must be a string`);
+  for (const f of ['prompt_cache_key', 'safety_identifier', 'user'] as const) checkCallerIdentifier(b[f], f);
   for (const f of NUMBER_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'number' && Number.isFinite(b[f]), f, `${f} must be a number`);
   for (const f of INTEGER_FIELDS) if (b[f] !== undefined) expect(Number.isInteger(b[f]), f, `${f} must be an integer`);
   for (const f of BOOLEAN_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'boolean', f, `${f} must be a boolean`);

@@ -11,7 +11,7 @@ describe('validateMessagesRequest', () => {
     ['stream and fields the provider judges', { stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: [] }],
     ['every documented field at its bounds', {
       system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }], temperature: 1, top_p: 0, top_k: 0, stop_sequences: ['\n\nHuman:'],
-      metadata: { user_id: 'u-1' }, tools: [{ name: 'get_weather', input_schema: { type: 'object' } }, { type: 'custom', name: 'm'.repeat(128), input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }],
+      metadata: { user_id: 'u'.repeat(256) }, tools: [{ name: 'get_weather', input_schema: { type: 'object' } }, { type: 'custom', name: 'm'.repeat(128), input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }],
       tool_choice: { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true }, thinking: { type: 'disabled' },
     }],
     ['nulls for optional fields', { system: null, temperature: null, stop_sequences: null, tool_choice: null, thinking: null }],
@@ -45,6 +45,7 @@ describe('validateMessagesRequest', () => {
     ['a negative top_k', { ...BASE, top_k: -3 }, 'top_k'],
     ['stop_sequences as a string', { ...BASE, stop_sequences: 'x' }, 'stop_sequences'],
     ['a metadata.user_id that is a number', { ...BASE, metadata: { user_id: 5 } }, 'metadata.user_id'],
+    ['a metadata.user_id of 257 characters', { ...BASE, metadata: { user_id: 'u'.repeat(257) } }, 'metadata.user_id'],
     ['tools that is an object', { ...BASE, tools: { name: 't' } }, 'tools'],
     ['a tool without a name', { ...BASE, tools: [{ input_schema: { type: 'object' } }] }, 'tools[0].name'],
     ['a tool name with a dot', { ...BASE, tools: [{ name: 'fs.read', input_schema: { type: 'object' } }] }, 'tools[0].name'],

@@ -1,3 +1,4 @@
+import { checkCallerIdentifier } from '../validation/caller-identifiers';
 import { checkFunctionName, MESSAGES_TOOL_NAME_MAX_CHARS } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, checkTypedParts, isAbsent, isObject, type Body } from './body-checks';
@@ -54,6 +55,7 @@ function validateMessagesBody(raw: unknown): Body {
   checkType(body.metadata, 'metadata', 'object');
   if (isObject(body.metadata)) {
     checkType(body.metadata.user_id, 'metadata.user_id', 'string');
+    checkCallerIdentifier(body.metadata.user_id, 'metadata.user_id');
     checkFreeForm(body.metadata, 'metadata');
   }
   const toolNames: unknown[] = [];

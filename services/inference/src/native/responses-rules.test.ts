@@ -27,6 +27,7 @@ describe('validateResponsesRequest', () => {
     ['context_management, prompt and moderation of the right types', {
       context_management: [{ type: 'compaction', compact_threshold: 0.8 }], prompt: { id: 'p', variables: { a: 'b' }, version: '2' }, moderation: { model: 'omni' },
     }],
+    ['caller identifiers at their bounds', { prompt_cache_key: 'k'.repeat(64), safety_identifier: 's'.repeat(64), user: 'u'.repeat(256) }],
     ['a json_schema text format', { text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true } } }],
     ['fields it does not know', { some_new_field: { x: 1 } }],
   ])('accepts %s', (_name, fields) => {
@@ -78,6 +79,9 @@ describe('validateResponsesRequest', () => {
     ['a metadata value that is a number', { ...BASE, metadata: { a: 1 } }, 'metadata.a'],
     ['a metadata key of 65 characters (not echoed in the param)', { ...BASE, metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata'],
     ['a metadata value of 513 characters', { ...BASE, metadata: { a: 'v'.repeat(513) } }, 'metadata.a'],
+    ['a prompt_cache_key of 65 characters', { ...BASE, prompt_cache_key: 'k'.repeat(65) }, 'prompt_cache_key'],
+    ['a safety_identifier of 65 characters', { ...BASE, safety_identifier: 's'.repeat(65) }, 'safety_identifier'],
+    ['a user of 257 characters', { ...BASE, user: 'u'.repeat(257) }, 'user'],
     ['temperature above 2', { ...BASE, temperature: 2.01 }, 'temperature'],
     ['temperature below 0', { ...BASE, temperature: -1 }, 'temperature'],
     ['temperature as a string', { ...BASE, temperature: '1' }, 'temperature'],

@@ -1,4 +1,5 @@
 import { NotImplementedError, parseKeyValueMetadata } from '@gw/platform';
+import { checkCallerIdentifier } from '../validation/caller-identifiers';
 import { checkFunctionName } from '../validation/function-names';
 import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import {
@@ -71,6 +72,7 @@ export function validateResponsesRequest(raw: unknown): Body {
   if (Array.isArray(body.input)) checkInputItems(body.input);
 
   for (const f of STRINGS) checkType(body[f], f, 'string');
+  for (const f of ['prompt_cache_key', 'safety_identifier', 'user'] as const) checkCallerIdentifier(body[f], f);
   for (const f of BOOLEANS) checkType(body[f], f, 'boolean');
   for (const f of OBJECTS) checkType(body[f], f, 'object');
   for (const [path, options] of ENUMS) checkEnum(valueAt(body, path), path, options);
