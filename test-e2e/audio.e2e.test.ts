@@ -83,6 +83,14 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
     expect(untyped.text).toContain('Simulated transcription');
   });
 
+  it('a file whose name is longer than 255 characters is a 400 naming file (openai client), never sent upstream', async () => {
+    const upstream = await stack.simulatorRequestCount();
+    const err = await stack.openai.audio.transcriptions.create({ model: E2E_TRANSCRIBE_MODEL, file: await toFile(wav, `${'n'.repeat(252)}.wav`, { type: 'audio/wav' }) })
+      .then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ status: 400, param: 'file' });
+    expect(await stack.simulatorRequestCount()).toBe(upstream);
+  });
+
   it('file_url to internal addresses, redirects to them and oversize bodies are refused, never fetched past the guard', async () => {
     for (const url of ['https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/a.wav', 'http://example.com/a.wav']) {
       expectEnvelope(await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, file_url: url, mime_type: 'audio/wav' }), 400, undefined, 'file_url');

@@ -15,6 +15,7 @@ export * from './grpc-auth';
 export { KeysApiKeyAccounts } from './keys-api-key-accounts';
 export * from './ids';
 export * from './key-value-metadata';
+export * from './upload-filename';
 export * from './logger';
 export * from './metrics';
 export * from './money';

@@ -47,6 +47,7 @@ describe('readForm', () => {
   it('reads fields and files of a well-formed form', async () => {
     const res = await send(`${part('model', 'm')}\r\n${part('file', 'RIFF', 'a.wav')}\r\n--${BOUNDARY}--\r\n`);
     expect(res).toEqual({ status: 200, body: { fields: { model: 'm' }, files: { file: ['RIFF'] } } });
+    expect((await send(`${part('file', 'RIFF', `${'n'.repeat(251)}.wav`)}\r\n--${BOUNDARY}--\r\n`)).status).toBe(200);
   });
 
   // Before, busboy's error on the unfinished file part had no listener: one such request ended the process.
@@ -79,6 +80,8 @@ describe('readForm', () => {
   it.each([
     ['a field over 64 KiB', `${part('prompt', 'x'.repeat(64 * 1024 + 1))}\r\n--${BOUNDARY}--\r\n`, 'field_too_long', 'prompt'],
     ['more than 64 fields', `${Array.from({ length: 65 }, (_, i) => part(`f${i}`, 'v')).join('\r\n')}\r\n--${BOUNDARY}--\r\n`, 'too_many_fields', null],
+    // The name goes on to the provider's own form: a file system's bound, not whatever the part header holds.
+    ['a file name of 256 characters', `${part('file', 'RIFF', `${'n'.repeat(252)}.wav`)}\r\n--${BOUNDARY}--\r\n`, 'invalid_value', 'file'],
   ])('refuses %s with a 400 naming it', async (_what, body, code, param) => {
     expect(await send(body)).toEqual({ status: 400, body: { code, param } });
   });

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
+import { checkUploadFilename, InputError, PayloadTooLargeError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
 
 export interface FormFile {
   bytes: Buffer;
@@ -53,6 +53,14 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
       form.fields[key] = existing === undefined ? (name.endsWith('[]') ? [value] : value) : [...(Array.isArray(existing) ? existing : [existing]), value];
     });
     parser.on('file', (name, stream, info) => {
+      const key = name.endsWith('[]') ? name.slice(0, -2) : name;
+      try {
+        checkUploadFilename(info.filename ?? '', key);
+      } catch (err) {
+        fail(err as Error);
+        stream.resume();
+        return;
+      }
       const parts: Buffer[] = [];
       // A form cut short inside a file fails the file too; the parser's own 'error' below answers it. Without a
       // listener the file's error would end the process.
@@ -60,7 +68,6 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
       stream.on('data', (d: Buffer) => parts.push(d));
       stream.on('limit', () => fail(new PayloadTooLargeError(`${name} is larger than ${limits.maxFileBytes} bytes`)));
       stream.on('end', () => {
-        const key = name.endsWith('[]') ? name.slice(0, -2) : name;
         (form.files[key] ??= []).push({ bytes: Buffer.concat(parts), filename: info.filename || key, mimeType: info.mimeType || 'application/octet-stream' });
       });
     });

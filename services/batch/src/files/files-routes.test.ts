@@ -34,6 +34,7 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     ['no purpose', () => upload(chatLine('a', 'x'), null), 'purpose', 'invalid_request'],
     ['another purpose', () => upload(chatLine('a', 'x'), 'assistants'), 'purpose', 'invalid_request'],
     ['an empty file', () => upload(''), 'file', 'empty_file'],
+    ['a file name of 256 characters', () => stack.call(batch, 'POST', '/v1/files', { form: uploadForm(chatLine('a', 'x'), 'batch', `${'n'.repeat(250)}.jsonl`) }), 'file', 'invalid_value'],
     ['no file part', () => stack.call(batch, 'POST', '/v1/files', { form: (() => { const f = new FormData(); f.append('purpose', 'batch'); return f; })() }), 'file', 'invalid_request'],
   ])('refuses %s with a 400 naming its param, keeping nothing', async (_what, send, param, code) => {
     const before = (await stack.blobs.list('files/')).length;
@@ -41,6 +42,13 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ param, code });
     expect((await stack.blobs.list('files/')).length).toBe(before);
+  });
+
+  it('keeps a file name of 255 characters whole', async () => {
+    const filename = `${'n'.repeat(249)}.jsonl`;
+    const res = await stack.call(batch, 'POST', '/v1/files', { form: uploadForm(chatLine('a', 'x'), 'batch', filename) });
+    expect(res.status).toBe(200);
+    expect(res.body.filename).toBe(filename);
   });
 
   // Before, busboy's error on the unfinished file part had no listener: one such upload ended the process.

@@ -54,7 +54,7 @@ export class FilesService {
   private async record(input: { id: string; accountId: string; filename: string; purpose: FilePurpose; bytes: number; lines: number }): Promise<FileDoc> {
     const created = this.now();
     const doc: FileDoc = {
-      _id: input.id, account_id: input.accountId, filename: input.filename.slice(0, 255), purpose: input.purpose, bytes: input.bytes,
+      _id: input.id, account_id: input.accountId, filename: input.filename, purpose: input.purpose, bytes: input.bytes,
       lines: input.lines, blob_key: blobKeyOf(input.id), created_at_ms: created, expires_at_ms: created + this.opts.expiresAfterMs,
     };
     await this.files.insertOne(doc);

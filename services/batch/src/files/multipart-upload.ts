@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { BlobTooLargeError, type BlobInfo, type BlobStore } from '@gw/blobs';
-import { InputError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
+import { checkUploadFilename, InputError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
 
 export interface UploadLimits {
   maxBytes: number;
@@ -73,6 +73,13 @@ export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: strin
     parser.on('file', (name, stream: Readable, info) => {
       if (name !== 'file' || upload) {
         fail(new InputError(`Unexpected file part "${name}": send one part named "file"`, name === 'file' ? 'file' : name));
+        stream.resume();
+        return;
+      }
+      try {
+        checkUploadFilename(info.filename ?? '', 'file');
+      } catch (err) {
+        fail(err);
         stream.resume();
         return;
       }
