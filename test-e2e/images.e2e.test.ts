@@ -59,6 +59,13 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
     expect(content.headers.get('content-disposition')).toContain(`${ids[0]}.png`);
   });
 
+  it('an image record keeps the whole prompt, as long as the request could send it', async () => {
+    const prompt = `a fox ${'in deep snow '.repeat(500)}`.trim();
+    const result = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt });
+    const id = (result.data![0] as { id?: string }).id!;
+    expect((await call('GET', `/images/${id}`)).body.prompt).toBe(prompt);
+  });
+
   it('b64_json, per-image failures in data[].error, and the request still answered', async () => {
     const b64 = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'a blue square', response_format: 'b64_json' });
     expect(Buffer.from(b64.data![0].b64_json!, 'base64').subarray(0, 4)).toEqual(PNG_MAGIC);

@@ -12,6 +12,7 @@ export interface ImageRecord extends Doc {
   model: string;
   /** Position in its request's `data[]`. */
   index: number;
+  /** The request's whole prompt: the request's field checks bound it (the model's `max`, else 32,000 characters). */
   prompt: string;
   output_format: string;
   mime_type: string;

@@ -243,7 +243,7 @@ export class ImagesService {
     const bytes = Buffer.from(img.b64Json, 'base64');
     const info = await this.deps.blobs.put(imageBlobKey(id), Readable.from([bytes]));
     const record: ImageRecord = {
-      _id: id, account_id: accountId, request_id: requestId, model: p.model, index, prompt: p.req.prompt.slice(0, 4000),
+      _id: id, account_id: accountId, request_id: requestId, model: p.model, index, prompt: p.req.prompt,
       output_format: img.outputFormat, mime_type: imageMimeType(img.outputFormat), size: img.size ?? null, bytes: info.bytes,
       blob_key: imageBlobKey(id), metadata: p.metadata, created_at_ms: Date.now(),
     };
