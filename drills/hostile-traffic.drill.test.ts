@@ -13,12 +13,16 @@ import { isErrorEnvelope } from './harness/calls';
 import { reportFigures, type Figures } from './harness/figures';
 import { runSchemathesis } from './harness/fuzz';
 
-jest.setTimeout(240_000);
+jest.setTimeout(480_000);
 
 /** The floor: this many generated requests across every route. */
 const MIN_REQUESTS = Number(process.env.GW_FUZZ_MIN_REQUESTS ?? 10_000);
-/** The fuzzer stops at MIN_REQUESTS or after this long. */
-const MAX_FUZZ_SECONDS = Number(process.env.GW_FUZZ_MAX_SECONDS ?? 170);
+/**
+ * The fuzzer stops at MIN_REQUESTS; this only bounds a run that stalls. The rate it generates at is the machine's
+ * (52–57 requests a second on the Intel VM of 2026-12-06, 94–141 on the EPYC VM before), so a bound near the
+ * expected time fails the drill on a slower machine without any fault of the gateway.
+ */
+const MAX_FUZZ_SECONDS = Number(process.env.GW_FUZZ_MAX_SECONDS ?? 400);
 const FUZZ_ACCOUNT = 'acct_drill_fuzz';
 
 /**
