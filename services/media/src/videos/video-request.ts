@@ -71,12 +71,19 @@ export function parseNativeVideoRequest(raw: unknown): NativeVideoRequest {
   return { ...fields, body: rest, prompt: nativePrompt(rest) };
 }
 
-/** The prompt of a native body, for the Video task: `prompt`, or the first text item of `content`. */
+/**
+ * The prompt of a native body, for the Video task: `prompt`, or the first text item of `content`. The task keeps
+ * it, so it is held to the normalized prompt's bound (a 400 naming where it was).
+ */
 function nativePrompt(body: Record<string, unknown>): string {
-  if (typeof body.prompt === 'string') return body.prompt;
+  const bounded = (prompt: string, param: string) => {
+    if (prompt.length > MAX_PROMPT_CHARS) throw new InputError(`${param} may have at most ${MAX_PROMPT_CHARS} characters`, param);
+    return prompt;
+  };
+  if (typeof body.prompt === 'string') return bounded(body.prompt, 'prompt');
   if (Array.isArray(body.content)) {
-    const text = body.content.find((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string') as { text: string } | undefined;
-    if (text) return text.text;
+    const at = body.content.findIndex((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string');
+    if (at >= 0) return bounded((body.content[at] as { text: string }).text, `content[${at}].text`);
   }
   return '';
 }

@@ -206,6 +206,17 @@ describe('videos in the media service', () => {
     expect(await poll(own.body.id)).toMatchObject({ status: 'completed' });
   });
 
+  it.each([
+    ['content[0].text', { content: [{ type: 'text', text: 'x'.repeat(32_001) }] }],
+    ['prompt', { prompt: 'x'.repeat(32_001) }],
+  ])('native params: a prompt kept on the video task is bounded like a normalized one: over 32,000 characters is a 400 naming %s', async (param, fields) => {
+    const before = bed.sim.requests;
+    const refused = await call('POST', '/v1/videos', { model: SEEDANCE_MODEL, ...fields }, alice, { 'svc-native-params': 'true' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ param });
+    expect(bed.sim.requests).toBe(before);
+  });
+
   it('a task the provider never finishes is failed with a clear error once the task timeout passes', async () => {
     await media.stop();
     media = await bed.start({ VIDEO_TASK_TIMEOUT_MS: 600 });
