@@ -4,7 +4,7 @@ import type { FieldType } from '../validation/request-fields';
 export const TRANSCRIPTION_FIELDS: Readonly<Record<string, FieldType>> = {
   model: 'string', file_url: 'string', mime_type: 'string', audio_data: 'data',
   language: 'string', prompt: 'string', response_format: 'string', audio_format: 'string', codec: 'string', hotwords: 'string',
-  request_id: 'string', user_id: 'string', uid: 'string', temperature: 'number', segment_duration: 'number', timestamp_granularities: 'array',
+  request_id: 'id', user_id: 'id', uid: 'id', temperature: 'number', segment_duration: 'number', timestamp_granularities: 'array',
   stream: 'boolean', enable_itn: 'boolean', enable_punc: 'boolean', enable_channel_split: 'boolean', enable_ddc: 'boolean',
   enable_speaker_info: 'boolean', show_utterances: 'boolean', enable_nonstream: 'boolean',
   corpus: 'object', metadata: 'object', extra_body: 'object', provider_options: 'object', rate: 'integer', bits: 'integer', channel: 'integer',

@@ -8,7 +8,7 @@ export const IMAGE_FIELDS: Readonly<Record<string, FieldType>> = {
   enable_interleave: 'boolean', enable_web_search: 'boolean', enable_sequential: 'boolean', thinking_mode: 'boolean',
   layer_decomposition: 'boolean', include_thoughts: 'boolean', enable_image_search: 'boolean', output_format: 'string', stream: 'boolean',
   partial_images: 'integer', metadata: 'object', extra_body: 'object', provider_options: 'object', moderation: 'string', mask: 'data',
-  bbox_list: 'array', color_palette: 'array', background: 'string', output_compression: 'integer', input_fidelity: 'string', user: 'string',
+  bbox_list: 'array', color_palette: 'array', background: 'string', output_compression: 'integer', input_fidelity: 'string', user: 'id',
   thinking_level: 'string', media_resolution: 'string',
 };
 

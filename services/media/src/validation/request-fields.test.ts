@@ -1,5 +1,5 @@
 import { catalogSchema } from '@gw/catalog';
-import { checkFields, MAX_TEXT_FIELD_CHARS, routesHonouring } from './request-fields';
+import { checkFields, MAX_ID_FIELD_CHARS, MAX_TEXT_FIELD_CHARS, routesHonouring } from './request-fields';
 
 const model = catalogSchema.parse({
   providers: { p: { kind: 'openai-compatible', base_url: 'http://p/v1' } },
@@ -17,6 +17,7 @@ const model = catalogSchema.parse({
       negative_prompt: { type: 'string' },
       mask: { type: 'string' },
       prompt: { type: 'string', max: 16 },
+      uid: { type: 'string' },
     },
     deployments: [{ id: 'd', provider: 'p', provider_model: 'x', price: { prompt_per_million: '0', completion_per_million: '0' } }],
   }],
@@ -24,7 +25,7 @@ const model = catalogSchema.parse({
 
 const TABLE = {
   model: 'string', prompt: 'string', n: 'integer', size: 'string', strength: 'number', images: 'array', watermark: 'boolean', seed: 'integer',
-  granularities: 'array', user: 'string', negative_prompt: 'string', mask: 'data',
+  granularities: 'array', user: 'id', negative_prompt: 'string', mask: 'data', uid: 'id',
 } as const;
 
 describe('checkFields: the endpoint table, then the model parameter_schema, each failure a 400 naming the field', () => {
@@ -55,6 +56,9 @@ describe('checkFields: the endpoint table, then the model parameter_schema, each
     [{ prompt: 'p'.repeat(16) }, null],
     [{ prompt: 'p'.repeat(17) }, ['prompt', 'invalid_value']],
     [{ mask: 'A'.repeat(MAX_TEXT_FIELD_CHARS + 1) }, null],
+    [{ uid: 'u'.repeat(MAX_ID_FIELD_CHARS) }, null],
+    [{ uid: 'u'.repeat(MAX_ID_FIELD_CHARS + 1) }, ['uid', 'invalid_value']],
+    [{ uid: 7 }, ['uid', 'invalid_type']],
     [{ mask: 5 }, ['mask', 'invalid_type']],
   ])('%j', (fields, refusal) => {
     const run = () => checkFields({ model: 'm/image', prompt: 'p', ...fields }, TABLE, model, ['model', 'prompt']);

@@ -3,19 +3,22 @@ import { InputError } from '@gw/platform';
 
 /**
  * The JSON type of a request field, as the spec's tables and the models' `parameter_schema` name them; `data` is
- * a string carrying inline content (base64, a data URL), whose size the reader of that content bounds.
+ * a string carrying inline content (base64, a data URL), whose size the reader of that content bounds; `id` a
+ * string naming a caller's user or request.
  */
-export type FieldType = 'string' | 'data' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+export type FieldType = 'string' | 'data' | 'id' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
 
 /**
- * The longest free-text field (a prompt, an instruction, an identifier) a model takes when its `parameter_schema`
- * gives no `max`: the longest prompt the media APIs we serve document (OpenAI's gpt-image-1 and Sora).
+ * The longest free-text field (a prompt, an instruction) a model takes when its `parameter_schema` gives no `max`:
+ * the longest prompt the media APIs we serve document (OpenAI's gpt-image-1 and Sora).
  */
 export const MAX_TEXT_FIELD_CHARS = 32_000;
+/** The longest caller identifier (`user`, `request_id`), as chat's `user` and a video's `request_id`. */
+export const MAX_ID_FIELD_CHARS = 256;
 
 function typeMatches(type: string, value: unknown): boolean {
   switch (type) {
-    case 'string': case 'data': return typeof value === 'string';
+    case 'string': case 'data': case 'id': return typeof value === 'string';
     case 'integer': return typeof value === 'number' && Number.isSafeInteger(value);
     case 'number': return typeof value === 'number' && Number.isFinite(value);
     case 'boolean': return typeof value === 'boolean';
@@ -30,14 +33,14 @@ function typeMatches(type: string, value: unknown): boolean {
  * `parameter_schema` (type, options, min, max, max_items). Every failure is a 400 naming the field: a field
  * the endpoint does not have, a field the model does not accept, a value out of its bounds. The `always`
  * fields every model takes need no schema entry, but are held to one the model gives; free text the model
- * gives no `max` is held to MAX_TEXT_FIELD_CHARS.
+ * gives no `max` is held to MAX_TEXT_FIELD_CHARS, an identifier to MAX_ID_FIELD_CHARS.
  */
 export function checkFields(fields: Record<string, unknown>, table: Readonly<Record<string, FieldType>>, model: CatalogModel, always: readonly string[]): void {
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     const type = table[name];
     if (!type) throw new InputError(`Unrecognized request argument: ${name}`, name, 'unknown_parameter');
-    const jsonType = type === 'data' ? 'string' : type;
+    const jsonType = type === 'data' || type === 'id' ? 'string' : type;
     if (!typeMatches(type, value)) throw new InputError(`${name} must be ${article(jsonType)} ${jsonType}`, name, 'invalid_type');
     const spec = model.parameter_schema[name];
     if (!spec && !always.includes(name)) throw new InputError(`${name} is not supported by model '${model.id}'`, name, 'unsupported_parameter');
@@ -46,8 +49,9 @@ export function checkFields(fields: Record<string, unknown>, table: Readonly<Rec
       const violation = parameterBoundViolation(name, value, spec);
       if (violation) throw new InputError(`${violation} for model '${model.id}'`, name, 'invalid_value');
     }
-    if (type === 'string' && (spec?.max ?? null) === null && (value as string).length > MAX_TEXT_FIELD_CHARS) {
-      throw new InputError(`${name} may have at most ${MAX_TEXT_FIELD_CHARS} characters`, name, 'invalid_value');
+    const defaultMax = type === 'string' ? MAX_TEXT_FIELD_CHARS : type === 'id' ? MAX_ID_FIELD_CHARS : null;
+    if (defaultMax !== null && (spec?.max ?? null) === null && (value as string).length > defaultMax) {
+      throw new InputError(`${name} may have at most ${defaultMax} characters`, name, 'invalid_value');
     }
   }
 }
