@@ -113,10 +113,16 @@ describe.each<EngineName>(['embedded', 'mongo'])('leased jobs contract (%s engin
     jobs.claim = (workerId, leaseMs) => { claims++; return claim(workerId, leaseMs); };
     const running = new Set<string>();
     let mostAtOnce = 0;
+    let markEightRunning!: () => void;
+    const eightRunning = new Promise<void>((resolve) => { markEightRunning = resolve; });
     startPool(jobs, async ({ job, signal }) => {
       running.add(job._id);
       mostAtOnce = Math.max(mostAtOnce, running.size);
-      await abortableDelay(1_000, signal);
+      if (running.size === 8) markEightRunning();
+      // Each job holds its worker until all eight run side by side, not for a fixed time: eight claims one after
+      // another took over a second on a loaded CI host. A pool that never runs them together fails below.
+      const held = new AbortController();
+      await Promise.race([eightRunning, abortableDelay(10_000, AbortSignal.any([signal, held.signal]))]).finally(() => held.abort());
       running.delete(job._id);
       return { doubled: job.payload.n * 2, by: 'pool' };
     }, { workers: 8, pollMs: 50 });
