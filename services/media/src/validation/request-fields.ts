@@ -13,7 +13,7 @@ export type FieldType = 'string' | 'data' | 'id' | 'integer' | 'number' | 'boole
  * the longest prompt the media APIs we serve document (OpenAI's gpt-image-1 and Sora).
  */
 export const MAX_TEXT_FIELD_CHARS = 32_000;
-/** The longest caller identifier (`user`, `request_id`), as chat's `user` and a video's `request_id`. */
+/** The longest caller identifier (`user`, `request_id`, a video's `request_id` too), as chat's `user`. */
 export const MAX_ID_FIELD_CHARS = 256;
 
 function typeMatches(type: string, value: unknown): boolean {

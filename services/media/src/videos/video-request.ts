@@ -1,6 +1,7 @@
 import type { CatalogModel } from '@gw/catalog';
 import { InputError } from '@gw/platform';
 import { VIDEO_PARAMETERS, type VideoGenerationRequest, type VideoParameter } from '@gw/provider-spec';
+import { MAX_ID_FIELD_CHARS, MAX_TEXT_FIELD_CHARS } from '../validation/request-fields';
 
 /** The gateway's own fields of POST /v1/videos, beside the generation parameters. */
 export interface VideoGatewayFields {
@@ -20,8 +21,6 @@ export interface NativeVideoRequest extends VideoGatewayFields {
   prompt: string;
 }
 
-const MAX_PROMPT_CHARS = 32_000;
-const MAX_CALLER_REQUEST_ID = 256;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function requireBody(body: unknown): Record<string, unknown> {
@@ -35,8 +34,8 @@ function gatewayFields(body: Record<string, unknown>): VideoGatewayFields {
   if (callbackUrl !== undefined && callbackUrl !== null && typeof callbackUrl !== 'string') throw new InputError('callback_url must be a string', 'callback_url');
   const callerRequestId = body.request_id;
   if (callerRequestId !== undefined && callerRequestId !== null
-    && (typeof callerRequestId !== 'string' || callerRequestId.length === 0 || callerRequestId.length > MAX_CALLER_REQUEST_ID)) {
-    throw new InputError(`request_id must be a string of 1 to ${MAX_CALLER_REQUEST_ID} characters`, 'request_id');
+    && (typeof callerRequestId !== 'string' || callerRequestId.length === 0 || callerRequestId.length > MAX_ID_FIELD_CHARS)) {
+    throw new InputError(`request_id must be a string of 1 to ${MAX_ID_FIELD_CHARS} characters`, 'request_id');
   }
   return { model: body.model, callbackUrl: (callbackUrl as string | undefined) ?? null, callerRequestId: (callerRequestId as string | undefined) ?? null };
 }
@@ -51,7 +50,7 @@ export function parseVideoRequest(raw: unknown): NormalizedVideoRequest {
   if (unknown) throw new InputError(`Unknown parameter: ${unknown}`, unknown, 'unknown_parameter');
   const fields = gatewayFields(body);
   if (typeof body.prompt !== 'string' || body.prompt.trim() === '') throw new InputError('prompt is required', 'prompt');
-  if (body.prompt.length > MAX_PROMPT_CHARS) throw new InputError(`prompt may have at most ${MAX_PROMPT_CHARS} characters`, 'prompt');
+  if (body.prompt.length > MAX_TEXT_FIELD_CHARS) throw new InputError(`prompt may have at most ${MAX_TEXT_FIELD_CHARS} characters`, 'prompt');
   const request: VideoGenerationRequest = { prompt: body.prompt };
   for (const param of VIDEO_PARAMETERS) {
     if (body[param] !== undefined && body[param] !== null) (request as unknown as Record<string, unknown>)[param] = body[param];
@@ -77,7 +76,7 @@ export function parseNativeVideoRequest(raw: unknown): NativeVideoRequest {
  */
 function nativePrompt(body: Record<string, unknown>): string {
   const bounded = (prompt: string, param: string) => {
-    if (prompt.length > MAX_PROMPT_CHARS) throw new InputError(`${param} may have at most ${MAX_PROMPT_CHARS} characters`, param);
+    if (prompt.length > MAX_TEXT_FIELD_CHARS) throw new InputError(`${param} may have at most ${MAX_TEXT_FIELD_CHARS} characters`, param);
     return prompt;
   };
   if (typeof body.prompt === 'string') return bounded(body.prompt, 'prompt');
