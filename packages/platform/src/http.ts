@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { AuthenticationError, errorEnvelope, NotFoundError, OverloadedError, toGatewayError, UnavailableError, type GatewayError } from './errors';
 import type { Health } from './health';
 import { fromExpressError } from './http-errors';
@@ -210,9 +210,23 @@ export function sendError(res: Response, err: unknown, traceId: string, style: '
   res.status(e.status).json(style === 'envelope' ? errorEnvelope(e, traceId) : { error: { code: e.status, message: e.message, param: e.param } });
 }
 
-export function listen(app: express.Express, port: number, host = '127.0.0.1'): Promise<Server> {
+/** Request line and headers a public port reads (Node's default, stated so the internal bound below stays above it). */
+export const PUBLIC_MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * An internal port reads what the edge accepted plus what the edge adds: the signed identity token, which
+ * repeats the path (base64url, 4/3 of its length), and the trace headers. 64 KiB holds that for any request
+ * within the public bound, so a service never refuses with a 431 what the client sent within bounds.
+ */
+export const INTERNAL_MAX_HEADER_BYTES = 64 * 1024;
+
+export function listen(app: express.Express, port: number, host = '127.0.0.1', maxHeaderBytes = PUBLIC_MAX_HEADER_BYTES): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    const server = createServer({ maxHeaderSize: maxHeaderBytes }, app);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
     answerParserErrors(server);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;

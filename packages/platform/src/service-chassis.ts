@@ -7,7 +7,7 @@ import { GrpcCallAuthenticator, type ApiKeyAccounts } from './grpc-auth';
 import { reflectionFor } from './grpc-reflection';
 import { healthProto } from '@gw/proto';
 import { Health } from './health';
-import { closeServer, createHttpApp, finishHttpApp, listen, mountProbes } from './http';
+import { closeServer, createHttpApp, finishHttpApp, INTERNAL_MAX_HEADER_BYTES, listen, mountProbes, PUBLIC_MAX_HEADER_BYTES } from './http';
 import { HandedIdentities } from './handed-identity';
 import { IdentityVerifier } from './identity-token';
 import type { Logger } from './logger';
@@ -164,7 +164,7 @@ export async function startService(spec: ServiceSpec, wire: (scope: ServiceScope
       servers.push({ name: 'grpc', close: (grace) => grpcServer.shutdown(grace) });
       grpcPort = grpcServer.port;
     }
-    const http: Server = await listen(app, spec.httpPort, spec.host);
+    const http: Server = await listen(app, spec.httpPort, spec.host, spec.admin ? PUBLIC_MAX_HEADER_BYTES : INTERNAL_MAX_HEADER_BYTES);
     servers.push({ name: 'http', close: (grace) => closeServer(http, grace) });
     httpPort = (http.address() as AddressInfo).port;
 
