@@ -23,3 +23,4 @@ export * from './shutdown';
 export * from './service';
 export * from './service-chassis';
 export * from './tracing';
+export * from './timestamp';

@@ -1,4 +1,4 @@
-import { InputError, usdToMicros } from '@gw/platform';
+import { InputError, parseTimestamp, usdToMicros } from '@gw/platform';
 import { LIMIT_RESETS, type KeyChanges, type LimitReset } from './key-store';
 import type { CreateKeyInput } from './keys-service';
 
@@ -55,12 +55,10 @@ function parsePerMinute(value: unknown, param: 'requests_per_minute' | 'tokens_p
 }
 
 // A time needs an explicit zone: a bare local time would mean different instants on different servers.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
-
 function parseExpiresAt(value: unknown, now: Date): string | null {
   if (value === null) return null;
-  const ms = typeof value === 'string' && ISO_8601.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(ms)) throw new InputError('expires_at must be an ISO 8601 date-time with a time zone, or null', 'expires_at');
+  const ms = typeof value === 'string' ? parseTimestamp(value) : null;
+  if (ms === null) throw new InputError('expires_at must be an ISO 8601 date-time with a time zone, or null', 'expires_at');
   if (ms <= now.getTime()) throw new InputError('expires_at must be in the future', 'expires_at');
   return new Date(ms).toISOString();
 }

@@ -1,4 +1,4 @@
-import { InputError, microsToUsd } from '@gw/platform';
+import { InputError, microsToUsd, parseTimestamp } from '@gw/platform';
 import type { Collection } from '@gw/store';
 import { HistogramBuilder } from './latency-histogram';
 import { MINUTE_MS, TOKEN_KINDS, type StatsDimensions, type TokenKind, type UsageStatsRow } from './usage-stats';
@@ -52,12 +52,12 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   return v;
 }
 
-/** Unix seconds or an RFC 3339 timestamp. */
+/** Unix seconds or an ISO 8601 date-time with a zone (or a date, midnight UTC). */
 function instant(query: Record<string, unknown>, name: string): number | undefined {
   const v = single(query, name);
   if (v === undefined) return undefined;
-  const ms = /^\d{1,12}$/.test(v) ? Number(v) * 1000 : /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(v) ? Date.parse(v) : NaN;
-  if (!Number.isFinite(ms)) throw new InputError(`${name} must be unix seconds or an RFC 3339 timestamp`, name);
+  const ms = /^\d{1,12}$/.test(v) ? Number(v) * 1000 : parseTimestamp(v);
+  if (ms === null) throw new InputError(`${name} must be unix seconds or an ISO 8601 date-time with a time zone`, name);
   return ms;
 }
 
