@@ -25,6 +25,21 @@ export function addressRange(address: string): string {
   return parsed.range();
 }
 
+/** What a refused range is called in an error message: ipaddr.js's names are identifiers, not prose. */
+const RANGE_DESCRIPTIONS: Record<string, string> = {
+  loopback: 'a loopback', private: 'a private', linkLocal: 'a link-local', uniqueLocal: 'a unique local (fc00::/7)',
+  carrierGradeNat: 'a carrier-grade NAT (100.64.0.0/10)', unspecified: 'an unspecified', broadcast: 'a broadcast',
+  multicast: 'a multicast', reserved: 'a reserved', benchmarking: 'a benchmarking', ipv4Mapped: 'an IPv4-mapped IPv6',
+  ipv4Compatible: 'an IPv4-compatible IPv6', rfc6052: 'a NAT64 (64:ff9b::/96)', rfc6145: 'an IPv4-translated (RFC 6145)',
+  '6to4': 'a 6to4 (2002::/16)', teredo: 'a Teredo (2001::/32)', deprecatedSiteLocal: 'a site-local (fec0::/10)',
+  discard: 'a discard-only (100::/64)', as112: 'an AS112', as112v6: 'an AS112', amt: 'an AMT relay',
+};
+
+/** `range` as an error message says it, article included: "a link-local", "an IPv4-mapped IPv6". */
+export function describeRange(range: string): string {
+  return RANGE_DESCRIPTIONS[range] ?? `a special-purpose (${range})`;
+}
+
 /** Whether the gateway may connect to `address` (an IP literal, no brackets). Unparseable input is refused. */
 export function classifyAddress(address: string, opts: AddressPolicyOptions = {}): AddressVerdict {
   if (!ipaddr.isValid(address)) return { allowed: false, range: 'invalid' };

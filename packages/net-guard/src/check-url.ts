@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { InputError } from '@gw/platform';
-import { classifyAddress, type AddressPolicyOptions } from './address-policy';
+import { classifyAddress, describeRange, type AddressPolicyOptions } from './address-policy';
 
 export interface ResolvedAddress {
   address: string;
@@ -76,7 +76,7 @@ export async function checkOutboundUrl(raw: string, opts: CheckUrlOptions): Prom
   for (const a of addresses) {
     const verdict = classifyAddress(a.address, opts);
     if (!verdict.allowed) {
-      throw new OutboundUrlError(`${param} points to a ${verdict.range} address, which the gateway does not call`, param, 'forbidden_address');
+      throw new OutboundUrlError(`${param} points to ${describeRange(verdict.range)} address, which the gateway does not call`, param, 'forbidden_address');
     }
   }
   return { url, addresses };
