@@ -12,7 +12,7 @@ describe('batch input files', () => {
   it('splits lines across chunks, drops blank lines and CRs, and reports an overlong line without keeping it', async () => {
     const seen = [];
     for await (const l of jsonlLines(chunks(`a\r\n\n  \nbb\n${'x'.repeat(50)}\nlast`), 10)) seen.push(l);
-    expect(seen).toEqual([{ line: 1, text: 'a' }, { line: 4, text: 'bb' }, { line: 5, text: null }, { line: 6, text: 'last' }]);
+    expect(seen).toEqual([{ line: 1, text: 'a' }, { line: 4, text: 'bb' }, { line: 5, text: null, unreadable: 'too_large' }, { line: 6, text: 'last' }]);
   });
 
   it('accepts a valid file: its one model and its count', async () => {
@@ -37,6 +37,25 @@ describe('batch input files', () => {
   ])('reports %s with its code and line number', async (_what, text, code, lineNo) => {
     const result = await check(text);
     expect(result.problems).toEqual([expect.objectContaining({ code, line: lineNo, message: expect.stringContaining(`Line ${lineNo}`) })]);
+  });
+
+  it('reads past a UTF-8 byte order mark at the start of the file (editors on Windows write one)', async () => {
+    expect(await check(`\uFEFF${line('a')}\n${line('b')}`)).toEqual({ clientModel: 'm/one', total: 2, problems: [] });
+    const requests = [];
+    for await (const r of inputRequests(chunks(`\uFEFF${line('a')}`, 1), '/v1/chat/completions', 1024)) requests.push(r.custom_id);
+    expect(requests).toEqual(['a']);
+  });
+
+  it('reports a line that is not UTF-8 instead of sending its bytes on as replacement characters', async () => {
+    const latin1 = Buffer.from(line('b').replace('hi', 'caf\u00e9'), 'latin1');
+    const file = Buffer.concat([Buffer.from(`${line('a')}\n`), latin1, Buffer.from(`\n\uFEFF${line('c')}`)]);
+    const result = await checkInputFile(Readable.from([file]), { endpoint: '/v1/chat/completions', maxLineBytes: 1024 });
+    expect(result.total).toBe(3);
+    expect(result.problems).toEqual([
+      expect.objectContaining({ code: 'invalid_utf8', line: 2, message: 'Line 2: not valid UTF-8' }),
+      // A byte order mark is skipped at the start of the file only; elsewhere it is a stray character.
+      expect.objectContaining({ code: 'invalid_json', line: 3 }),
+    ]);
   });
 
   it('keeps at most 100 problems but counts every line', async () => {

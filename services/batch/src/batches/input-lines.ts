@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { jsonlLines } from './jsonl';
+import { jsonlLines, type JsonlLine } from './jsonl';
 
 /** One request of a batch input file (API-NOTES: batch input line). */
 export interface InputLine {
@@ -22,12 +22,15 @@ const MAX_CUSTOM_ID = 512;
  * The shape checks of one line: JSON, `custom_id`, `method` POST, `url` = the batch's endpoint, and a chat
  * body (a model and messages; the full chat validation happens in inference, per line, as on HTTP).
  */
-export function parseInputLine(line: number, text: string | null, endpoint: string, maxLineBytes: number): InputLine | LineProblem {
+export function parseInputLine(read: JsonlLine, endpoint: string, maxLineBytes: number): InputLine | LineProblem {
+  const { line } = read;
   const problem = (code: string, message: string, param: string | null = null): LineProblem => ({ code, message: `Line ${line}: ${message}`, param, line });
-  if (text === null) return problem('line_too_large', `the line exceeds ${maxLineBytes} bytes`);
+  if (read.text === null) {
+    return read.unreadable === 'too_large' ? problem('line_too_large', `the line exceeds ${maxLineBytes} bytes`) : problem('invalid_utf8', 'not valid UTF-8');
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(read.text);
   } catch {
     return problem('invalid_json', 'not valid JSON');
   }
@@ -64,9 +67,10 @@ export async function checkInputFile(source: Readable, opts: { endpoint: string;
   const problems: LineProblem[] = [];
   let clientModel: string | null = null;
   let total = 0;
-  for await (const { line, text } of jsonlLines(source, opts.maxLineBytes)) {
+  for await (const read of jsonlLines(source, opts.maxLineBytes)) {
     total++;
-    const parsed = parseInputLine(line, text, opts.endpoint, opts.maxLineBytes);
+    const { line } = read;
+    const parsed = parseInputLine(read, opts.endpoint, opts.maxLineBytes);
     if (isProblem(parsed)) {
       if (problems.length < maxProblems) problems.push(parsed);
       continue;
@@ -87,8 +91,8 @@ export async function checkInputFile(source: Readable, opts: { endpoint: string;
 
 /** The input's requests in file order (the file was checked when the batch was created). */
 export async function* inputRequests(source: Readable, endpoint: string, maxLineBytes: number): AsyncGenerator<InputLine> {
-  for await (const { line, text } of jsonlLines(source, maxLineBytes)) {
-    const parsed = parseInputLine(line, text, endpoint, maxLineBytes);
+  for await (const read of jsonlLines(source, maxLineBytes)) {
+    const parsed = parseInputLine(read, endpoint, maxLineBytes);
     if (!isProblem(parsed)) yield parsed;
   }
 }
