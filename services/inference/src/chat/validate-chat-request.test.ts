@@ -70,6 +70,9 @@ describe('chat body validation: each invalid field is a 400 naming it', () => {
     ['max_completion_tokens of zero', { ...base, max_completion_tokens: 0 }, 'max_completion_tokens'],
     ['n of zero', { ...base, n: 0 }, 'n'],
     ['seed as a string', { ...base, seed: '42' }, 'seed'],
+    // Past 2^53 JSON.parse rounds the number: the provider would get a seed the caller never sent.
+    ['a seed past 2^53', { ...base, seed: 2 ** 70 }, 'seed'],
+    ['a max_tokens past 2^53', { ...base, max_tokens: 1e300 }, 'max_tokens'],
     ['stream as a string', { ...base, stream: 'true' }, 'stream'],
     ['stream_options not an object', { ...base, stream_options: true }, 'stream_options'],
     ['stream_options.include_usage as a string', { ...base, stream: true, stream_options: { include_usage: 'yes' } }, 'stream_options.include_usage'],

@@ -42,7 +42,8 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
   for (const f of STRING_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'string', f, `${f} must be a string`);
   for (const f of ['prompt_cache_key', 'safety_identifier', 'user'] as const) checkCallerIdentifier(b[f], f);
   for (const f of NUMBER_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'number' && Number.isFinite(b[f]), f, `${f} must be a number`);
-  for (const f of INTEGER_FIELDS) if (b[f] !== undefined) expect(Number.isInteger(b[f]), f, `${f} must be an integer`);
+  // Safe integers only: past 2^53 JSON.parse has already rounded the number, and the provider would get another.
+  for (const f of INTEGER_FIELDS) if (b[f] !== undefined) expect(Number.isSafeInteger(b[f]), f, `${f} must be an integer of at most 2^53 - 1 in magnitude`);
   for (const f of BOOLEAN_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'boolean', f, `${f} must be a boolean`);
   for (const f of OBJECT_FIELDS) {
     if (b[f] === undefined) continue;
@@ -87,7 +88,7 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
     expect(isObject(b.reasoning), 'reasoning', 'reasoning must be an object');
     const r = b.reasoning as Body;
     if (r.effort !== undefined) expect(typeof r.effort === 'string' && EFFORTS.has(r.effort), 'reasoning.effort', `reasoning.effort must be one of ${[...EFFORTS].join(', ')}`);
-    if (r.max_tokens !== undefined) expect(Number.isInteger(r.max_tokens) && (r.max_tokens as number) >= 1, 'reasoning.max_tokens', 'reasoning.max_tokens must be a positive integer');
+    if (r.max_tokens !== undefined) expect(Number.isSafeInteger(r.max_tokens) && (r.max_tokens as number) >= 1, 'reasoning.max_tokens', 'reasoning.max_tokens must be a positive integer');
     for (const f of ['enabled', 'exclude']) if (r[f] !== undefined) expect(typeof r[f] === 'boolean', `reasoning.${f}`, `reasoning.${f} must be a boolean`);
   }
   if (b.include !== undefined) expect(Array.isArray(b.include) && b.include.every((s) => typeof s === 'string'), 'include', 'include must be an array of strings');

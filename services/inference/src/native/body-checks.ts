@@ -32,7 +32,7 @@ export function checkNumber(value: unknown, param: string, range: { min?: number
   if (isAbsent(value)) return;
   const { min, max, integer } = range;
   const kind = integer ? 'an integer' : 'a number';
-  const ok = typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value));
+  const ok = typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isSafeInteger(value));
   check(ok, param, `${param} must be ${kind}`);
   const n = value as number;
   if (min !== undefined && max !== undefined) check(n >= min && n <= max, param, `${param} must be between ${min} and ${max}`);

@@ -30,6 +30,7 @@ describe('validateMessagesRequest', () => {
     ['message content that is a number', { ...BASE, messages: [{ role: 'user', content: 1 }] }, 'messages[0].content'],
     ['no max_tokens', { ...BASE, max_tokens: undefined }, 'max_tokens'],
     ['max_tokens of 0', { ...BASE, max_tokens: 0 }, 'max_tokens'],
+    ['a max_tokens past 2^53, which JSON.parse has rounded', { ...BASE, max_tokens: 2 ** 60 }, 'max_tokens'],
     ['a fractional max_tokens', { ...BASE, max_tokens: 2.5 }, 'max_tokens'],
     ['max_tokens as a string', { ...BASE, max_tokens: '64' }, 'max_tokens'],
     ['stream that is not a boolean', { ...BASE, stream: 1 }, 'stream'],

@@ -89,6 +89,7 @@ describe('validateResponsesRequest', () => {
     ['top_logprobs below 0', { ...BASE, top_logprobs: -1 }, 'top_logprobs'],
     ['a fractional top_logprobs', { ...BASE, top_logprobs: 1.5 }, 'top_logprobs'],
     ['max_output_tokens of 0', { ...BASE, max_output_tokens: 0 }, 'max_output_tokens'],
+    ['a max_output_tokens past 2^53, which JSON.parse has rounded', { ...BASE, max_output_tokens: 2 ** 60 }, 'max_output_tokens'],
     ['truncation', { ...BASE, truncation: 'sometimes' }, 'truncation'],
     ['service_tier', { ...BASE, service_tier: 'gold' }, 'service_tier'],
     ['prompt_cache_retention', { ...BASE, prompt_cache_retention: '1h' }, 'prompt_cache_retention'],

@@ -89,7 +89,7 @@ function nativePrompt(body: Record<string, unknown>): string {
 
 const TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {
   string: (v) => typeof v === 'string',
-  integer: (v) => Number.isInteger(v),
+  integer: (v) => Number.isSafeInteger(v),
   number: (v) => typeof v === 'number' && Number.isFinite(v),
   boolean: (v) => typeof v === 'boolean',
 };
