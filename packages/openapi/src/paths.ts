@@ -1,4 +1,4 @@
-import { answer, cursorList, cursorParams, dataOf, json, list, op, pathParam, queryParam, sse, unsupported } from './operations';
+import { answer, cursorList, cursorParams, dataOf, json, list, op, orderedCursorParams, pathParam, queryParam, sse, unsupported } from './operations';
 import { anyObject, arr, bool, int, obj, oneOf, ref, str } from './schema-helpers';
 
 const multipart = (schema: string) => ({ 'multipart/form-data': { schema: ref(schema) } });
@@ -83,7 +83,7 @@ export const paths: Record<string, Record<string, unknown>> = {
   },
 
   '/v1/files': {
-    get: op({ summary: 'List files', tags: ['files'], params: cursorParams, responses: { 200: answer(cursorList('FileObject')) } }),
+    get: op({ summary: 'List files', tags: ['files'], params: orderedCursorParams, responses: { 200: answer(cursorList('FileObject')) } }),
     post: op({ summary: 'Upload a JSONL batch input file', tags: ['files'], body: multipart('FileUpload'), responses: { 200: answer(ref('FileObject')) } }),
   },
   '/v1/files/{file_id}': {
@@ -97,7 +97,7 @@ export const paths: Record<string, Record<string, unknown>> = {
     }),
   },
   '/v1/batches': {
-    get: op({ summary: 'List batches', tags: ['batches'], params: cursorParams, responses: { 200: answer(cursorList('Batch')) } }),
+    get: op({ summary: 'List batches', tags: ['batches'], params: orderedCursorParams, responses: { 200: answer(cursorList('Batch')) } }),
     post: op({ summary: 'Create a batch', tags: ['batches'], body: json(ref('BatchCreate')), responses: { 200: answer(ref('Batch')) } }),
   },
   '/v1/batches/models': {
@@ -121,7 +121,7 @@ export const paths: Record<string, Record<string, unknown>> = {
     get: op({ summary: 'The delivery log, newest first', tags: ['webhooks'], params: cursorParams, responses: { 200: answer(cursorList('WebhookDeliveryAttempt')) } }),
   },
 
-  '/v1/images': { get: op({ summary: 'List image records', tags: ['images'], params: cursorParams, responses: { 200: answer(cursorList('ImageRecord')) } }) },
+  '/v1/images': { get: op({ summary: 'List image records', tags: ['images'], params: orderedCursorParams, responses: { 200: answer(cursorList('ImageRecord')) } }) },
   '/v1/images/generations': {
     post: op({
       summary: 'Generate images (answered in the request)', tags: ['images'], description: 'With `Svc-Native-Params: true` the body is the supplier\'s native JSON.',

@@ -13,20 +13,23 @@ export interface ListPage<T> {
 export interface PageQuery {
   after?: string;
   limit: number;
+  /** `desc` (newest first) unless the caller asks for `asc`. */
+  order?: 'asc' | 'desc';
 }
 
 const MAX_LIMIT = 100;
 
-/** `after` and `limit` from a query string, refused with a 400 naming the parameter. */
+/** `after`, `limit` and `order` from a query string, refused with a 400 naming the parameter. */
 export function pageQuery(query: Record<string, unknown>): PageQuery {
-  const { after, limit } = query;
+  const { after, limit, order } = query;
+  if (order !== undefined && order !== 'asc' && order !== 'desc') throw new InputError('order must be asc or desc', 'order');
   if (after !== undefined && (typeof after !== 'string' || after.length === 0 || after.length > 200)) throw new InputError('after must be an id', 'after');
   let n = 20;
   if (limit !== undefined) {
     n = typeof limit === 'string' && /^\d{1,6}$/.test(limit) ? Number(limit) : NaN;
     if (!(n >= 1 && n <= MAX_LIMIT)) throw new InputError(`limit must be an integer from 1 to ${MAX_LIMIT}`, 'limit');
   }
-  return { after: after as string | undefined, limit: n };
+  return { after: after as string | undefined, limit: n, order: order ?? 'desc' };
 }
 
 interface Listable extends Doc {
@@ -34,22 +37,23 @@ interface Listable extends Doc {
 }
 
 /**
- * Newest first, ties broken by id, so the cursor is stable; `after` names the last item of the previous page
- * (an id outside `scope` is a 400: a cursor from someone else's list tells nothing).
+ * Newest first (oldest with `order: 'asc'`), ties broken by id, so the cursor is stable; `after` names the last
+ * item of the previous page (an id outside `scope` is a 400: a cursor from someone else's list tells nothing).
  */
 export async function listPage<D extends Listable, T extends { id: string }>(
   collection: Collection<D>, scope: Filter, query: PageQuery, view: (doc: D) => T,
 ): Promise<ListPage<T>> {
+  const [beyond, direction] = query.order === 'asc' ? ['$gt', 1] as const : ['$lt', -1] as const;
   let filter: Filter = scope;
   if (query.after !== undefined) {
     const cursor = await collection.findOne({ ...scope, _id: query.after });
     if (!cursor) throw new InputError(`after names no item of this list: ${query.after}`, 'after');
     filter = {
       ...scope,
-      $or: [{ created_at_ms: { $lt: cursor.created_at_ms } }, { created_at_ms: cursor.created_at_ms, _id: { $lt: cursor._id } }],
+      $or: [{ created_at_ms: { [beyond]: cursor.created_at_ms } }, { created_at_ms: cursor.created_at_ms, _id: { [beyond]: cursor._id } }],
     };
   }
-  const docs = await collection.find(filter, { sort: { created_at_ms: -1, _id: -1 }, limit: query.limit + 1 });
+  const docs = await collection.find(filter, { sort: { created_at_ms: direction, _id: direction }, limit: query.limit + 1 });
   const data = docs.slice(0, query.limit).map(view);
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: docs.length > query.limit };
 }

@@ -70,7 +70,7 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     expect(res.body.error).toMatchObject({ param: 'file' });
   });
 
-  it('lists newest first with after/limit cursors, and every file is its account\'s alone', async () => {
+  it('lists newest first (oldest with order=asc) with after/limit cursors, and every file is its account\'s alone', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       ids.push((await upload(chatLine(`c${i}`, 'x'), 'batch', OTHER_ACCOUNT)).body.id);
@@ -82,7 +82,13 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     expect(first.body.data.map((f: { id: string }) => f.id)).toEqual([ids[2], ids[1]]);
     const next = await stack.call(batch, 'GET', `/v1/files?limit=2&after=${ids[1]}`, { accountId: OTHER_ACCOUNT });
     expect(next.body).toMatchObject({ data: [{ id: ids[0] }], has_more: false });
-    for (const bad of ['limit=0', 'limit=101', 'limit=x', 'after=file-unknown']) {
+    // OpenAI's files list takes order=asc for oldest first; the cursor walks on in that order.
+    const oldest = await stack.call(batch, 'GET', '/v1/files?limit=2&order=asc', { accountId: OTHER_ACCOUNT });
+    expect(oldest.body).toMatchObject({ first_id: ids[0], last_id: ids[1], has_more: true });
+    const newer = await stack.call(batch, 'GET', `/v1/files?limit=2&order=asc&after=${ids[1]}`, { accountId: OTHER_ACCOUNT });
+    expect(newer.body).toMatchObject({ data: [{ id: ids[2] }], has_more: false });
+    expect((await stack.call(batch, 'GET', '/v1/files?order=desc', { accountId: OTHER_ACCOUNT })).body.first_id).toBe(ids[2]);
+    for (const bad of ['limit=0', 'limit=101', 'limit=x', 'after=file-unknown', 'order=sideways', 'order=ASC']) {
       const res = await stack.call(batch, 'GET', `/v1/files?${bad}`, { accountId: OTHER_ACCOUNT });
       expect(res.status).toBe(400);
       expect(res.body.error.param).toBe(bad.split('=')[0]);
