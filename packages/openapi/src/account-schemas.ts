@@ -1,6 +1,7 @@
 import { anyObject, bool, int, keyValueMetadata, num, obj, oneOf, orNull, str, type Schema } from './schema-helpers';
 
 /** Keys, billing, usage, files and webhooks: shapes the spec leaves open, as API-NOTES.md fixes them. */
+const perMinute = (what: string) => orNull(int(`the key's own ${what}-per-minute limit; null: the gateway's default`, { minimum: 1 }));
 const usd = (description?: string) => str(description ?? 'USD decimal string', { pattern: '^-?\\d+\\.\\d+$' });
 
 export const accountSchemas: Record<string, Schema> = {
@@ -9,11 +10,17 @@ export const accountSchemas: Record<string, Schema> = {
     limit: orNull(num('USD; null = unlimited')), limit_remaining: orNull(num()), limit_reset: orNull(oneOf(['daily', 'weekly', 'monthly'])),
     usage: num(), usage_daily: num(), usage_weekly: num(), usage_monthly: num(),
     created_at: str('ISO 8601'), updated_at: orNull(str()), expires_at: orNull(str('ISO 8601')),
+    requests_per_minute: orNull(int()), tokens_per_minute: orNull(int()),
   }, ['hash', 'name', 'label', 'disabled', 'limit', 'created_at']),
   KeyCreate: obj({
-    name: str(), limit: orNull(num('USD')), limit_reset: orNull(oneOf(['daily', 'weekly', 'monthly'])), expires_at: orNull(str('ISO 8601')),
+    name: str(undefined, { minLength: 1, maxLength: 128 }), limit: orNull(num('USD, at most 6 decimals')), limit_reset: orNull(oneOf(['daily', 'weekly', 'monthly'])),
+    expires_at: orNull(str('ISO 8601 date-time with a time zone, or a date (midnight UTC); in the future')),
+    requests_per_minute: perMinute('requests'), tokens_per_minute: perMinute('tokens'),
   }, ['name']),
-  KeyUpdate: obj({ name: str(), disabled: bool(), limit: orNull(num('USD')), limit_reset: orNull(oneOf(['daily', 'weekly', 'monthly'])) }),
+  KeyUpdate: obj({
+    name: str(undefined, { minLength: 1, maxLength: 128 }), disabled: bool(), limit: orNull(num('USD, at most 6 decimals')), limit_reset: orNull(oneOf(['daily', 'weekly', 'monthly'])),
+    requests_per_minute: perMinute('requests'), tokens_per_minute: perMinute('tokens'),
+  }),
 
   Balance: obj({ wallet: usd(), credit: usd(), spendable: usd('wallet + credit'), currency: oneOf(['USD']) }, ['wallet', 'credit', 'spendable', 'currency']),
   RequestRecord: obj({
