@@ -70,6 +70,7 @@ export const requestSchemas: Record<string, Schema> = {
 
   VideoCreate: obj({
     model: str(), prompt: str(), resolution: str(), duration: int('seconds'), aspect_ratio: str(), generate_audio: bool(), return_last_frame: bool(),
+    seed: int(), watermark: bool(),
     callback_url: str('HTTPS; enables the completion callback', { format: 'uri' }), request_id: str('caller business id echoed in the callback'),
   }, ['model', 'prompt'], undefined, { additionalProperties: true }),
 
