@@ -122,7 +122,7 @@ describe('webhook delivery (real store and bus, HTTPS receiver)', () => {
     await publishCallback(engines.bus, bad);
     await waitFor('three refused attempts', async () => (await deliveries()).filter((d) => d.event_id === bad.event_id && d.status === 'failed').length === 3, 30_000);
     const refused = (await deliveries()).find((d) => d.event_id === bad.event_id);
-    expect(refused?.error).toContain('linkLocal');
+    expect(refused?.error).toContain('a link-local address');
     expect((await deliveries()).find((d) => d.event_id === good.event_id)).toMatchObject({ status: 'succeeded', response_code: 200 });
   });
 

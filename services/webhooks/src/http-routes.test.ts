@@ -56,8 +56,8 @@ describe('webhooks HTTP API', () => {
     ['http://example.com/hook', 'must use https'],
     ['https://127.0.0.1.nip.invalid/hook', 'does not resolve'],
     ['https://10.1.2.3/hook', 'private'],
-    ['https://[::ffff:169.254.169.254]/', 'ipv4Mapped'],
-    ['https://0xa9fea9fe/latest', 'linkLocal'],
+    ['https://[::ffff:169.254.169.254]/', 'an IPv4-mapped IPv6 address'],
+    ['https://0xa9fea9fe/latest', 'a link-local address'],
     ['not a url', 'valid absolute URL'],
   ])('PUT with url %s is a 400 naming `url` (%s)', async (url, message) => {
     const res = await call('PUT', '/v1/webhooks/settings', { url });
