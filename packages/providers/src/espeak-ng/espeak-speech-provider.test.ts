@@ -25,6 +25,12 @@ describe('EspeakSpeechProvider (espeak-ng on this machine)', () => {
     expect(wavDurationSeconds(normal)).not.toBeNull();
   });
 
+  // espeak-ng speaks 80 to 450 words a minute: a speed outside that was clamped to it, unannounced.
+  it.each([0.25, 0.45, 2.58, 4])('a speed of %d, past what the engine can do, is a 400 naming speed', async (speed) => {
+    const err = await new EspeakSpeechProvider().speech({ input: 'x', voice: 'en-us', responseFormat: 'wav', speed, params: {} }, target).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 400, param: 'speed' });
+  });
+
   it('text is read from stdin: an input that looks like an option is spoken, not obeyed', async () => {
     const audio = await collect((await new EspeakSpeechProvider().speech({ input: '--help', voice: 'en-us', responseFormat: 'wav', speed: 1, params: {} }, target)).chunks);
     expect(audio.toString('ascii', 0, 4)).toBe('RIFF');

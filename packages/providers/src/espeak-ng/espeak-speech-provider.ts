@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { markRetryable, type MediaCapabilities, type MediaProvider, type MediaTarget, type SpeechAudio, type SpeechRequest } from '@gw/provider-spec';
-import { UnavailableError, UpstreamError } from '@gw/platform';
+import { InputError, UnavailableError, UpstreamError } from '@gw/platform';
 
 export const ESPEAK_CAPABILITIES: MediaCapabilities = {
   imageGeneration: [], imageEdit: [], imageStream: false,
@@ -10,8 +10,11 @@ export const ESPEAK_CAPABILITIES: MediaCapabilities = {
   native: [],
 };
 
-/** espeak-ng's default rate, in words per minute: `speed` 1.0. Its own bounds are 80 to 450. */
+/** espeak-ng's default rate, in words per minute: `speed` 1.0. */
 const BASE_WPM = 175;
+/** The rates espeak-ng speaks at: `speed` 0.46 to 2.57 (the catalogue's bounds for its model). */
+const MIN_WPM = 80;
+const MAX_WPM = 450;
 
 /**
  * Speech synthesized on this machine by espeak-ng (a Debian package): a real offline voice for the single-machine
@@ -25,7 +28,10 @@ export class EspeakSpeechProvider implements MediaProvider {
   constructor(private readonly command = 'espeak-ng') {}
 
   async speech(req: SpeechRequest, target: MediaTarget, signal?: AbortSignal): Promise<SpeechAudio> {
-    const wpm = Math.max(80, Math.min(450, Math.round(BASE_WPM * req.speed)));
+    const wpm = Math.round(BASE_WPM * req.speed);
+    if (wpm < MIN_WPM || wpm > MAX_WPM) {
+      throw new InputError(`speed must be from ${(MIN_WPM / BASE_WPM).toFixed(2)} to ${(MAX_WPM / BASE_WPM).toFixed(2)} for espeak-ng (${MIN_WPM} to ${MAX_WPM} words a minute)`, 'speed');
+    }
     // The text goes on stdin, never on the command line: it cannot be read as an option.
     const child = spawn(this.command, ['--stdout', '-v', req.voice, '-s', String(wpm)], { stdio: ['pipe', 'pipe', 'pipe'], signal, timeout: target.timeoutMs });
     const started = new Promise<void>((resolve, reject) => {
