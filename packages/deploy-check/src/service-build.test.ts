@@ -89,7 +89,7 @@ describe('node main.js', () => {
   });
 
   test('starts the service, which answers /livez and /readyz on its admin port and stops on SIGTERM', async () => {
-    const [port, adminPort] = [await freePort(), await freePort()];
+    const [port, adminPort, closedPort] = [await freePort(), await freePort(), await freePort()];
     let output = '';
     child = spawn(process.execPath, ['main.js'], {
       cwd: out,
@@ -102,6 +102,9 @@ describe('node main.js', () => {
         DATA_DIR: dataDir,
         GATEWAY_IDENTITY_SECRET: 'image-build-test-identity-secret-0123456789',
         LOG_LEVEL: 'info',
+        // A port nothing listens on: the keys service of a gateway running on this machine must not answer.
+        KEYS_GRPC_ADDR: `127.0.0.1:${closedPort}`,
+        KEYS_HTTP_URL: `http://127.0.0.1:${closedPort}`,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
