@@ -16,7 +16,8 @@ export const MAX_TEXT_FIELD_CHARS = 32_000;
 /** The longest caller identifier (`user`, `request_id`, a video's `request_id` too), as chat's `user`. */
 export const MAX_ID_FIELD_CHARS = 256;
 
-function typeMatches(type: string, value: unknown): boolean {
+/** Whether `value` is of the JSON type a field table or a model's `parameter_schema` names. */
+export function typeMatches(type: string, value: unknown): boolean {
   switch (type) {
     case 'string': case 'data': case 'id': return typeof value === 'string';
     case 'integer': return typeof value === 'number' && Number.isSafeInteger(value);

@@ -1,7 +1,7 @@
 import type { CatalogModel } from '@gw/catalog';
 import { InputError } from '@gw/platform';
 import { VIDEO_PARAMETERS, type VideoGenerationRequest, type VideoParameter } from '@gw/provider-spec';
-import { MAX_ID_FIELD_CHARS, MAX_TEXT_FIELD_CHARS } from '../validation/request-fields';
+import { MAX_ID_FIELD_CHARS, MAX_TEXT_FIELD_CHARS, typeMatches } from '../validation/request-fields';
 
 /** The gateway's own fields of POST /v1/videos, beside the generation parameters. */
 export interface VideoGatewayFields {
@@ -87,13 +87,6 @@ function nativePrompt(body: Record<string, unknown>): string {
   return '';
 }
 
-const TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {
-  string: (v) => typeof v === 'string',
-  integer: (v) => Number.isSafeInteger(v),
-  number: (v) => typeof v === 'number' && Number.isFinite(v),
-  boolean: (v) => typeof v === 'boolean',
-};
-
 /**
  * Every generation parameter set is checked against the model's `parameter_schema`: a parameter the model
  * does not list, a value of the wrong type, outside `options` or past `min`/`max` is a 400 naming it.
@@ -104,8 +97,7 @@ export function checkAgainstSchema(request: VideoGenerationRequest, model: Catal
     if (value === undefined) continue;
     const spec = model.parameter_schema[param];
     if (!spec) throw new InputError(`${param} is not supported by model ${model.id}`, param, 'unsupported_parameter');
-    const typeOk = TYPE_CHECKS[spec.type];
-    if (typeOk && !typeOk(value)) throw new InputError(`${param} must be of type ${spec.type}`, param, 'invalid_type');
+    if (!typeMatches(spec.type, value)) throw new InputError(`${param} must be of type ${spec.type}`, param, 'invalid_type');
     if (spec.options && !spec.options.includes(value as string | number | boolean)) {
       throw new InputError(`${param} must be one of ${spec.options.join(', ')}`, param, 'invalid_value');
     }
