@@ -16,6 +16,7 @@ export { KeysApiKeyAccounts } from './keys-api-key-accounts';
 export * from './ids';
 export * from './key-value-metadata';
 export * from './upload-filename';
+export * from './unknown-fields';
 export * from './logger';
 export * from './metrics';
 export * from './money';

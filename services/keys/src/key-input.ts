@@ -1,4 +1,4 @@
-import { InputError, parseTimestamp, usdToMicros } from '@gw/platform';
+import { InputError, parseTimestamp, rejectUnknownFields, usdToMicros } from '@gw/platform';
 import { LIMIT_RESETS, type KeyChanges, type LimitReset } from './key-store';
 import type { CreateKeyInput } from './keys-service';
 
@@ -16,10 +16,8 @@ function asObject(body: unknown): Body {
   return body as Body;
 }
 
-function rejectUnknown(body: Body, allowed: readonly string[]): void {
-  const unknown = Object.keys(body).find((k) => !allowed.includes(k));
-  if (unknown !== undefined) throw new InputError(`Unknown parameter: ${unknown}`, unknown, 'unknown_parameter');
-}
+const CREATE_FIELDS: ReadonlySet<string> = new Set(['name', 'limit', 'limit_reset', 'expires_at', 'requests_per_minute', 'tokens_per_minute']);
+const UPDATE_FIELDS: ReadonlySet<string> = new Set(['name', 'disabled', 'limit', 'limit_reset', 'requests_per_minute', 'tokens_per_minute']);
 
 function parseName(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw new InputError('name must be a non-empty string', 'name');
@@ -65,7 +63,7 @@ function parseExpiresAt(value: unknown, now: Date): string | null {
 
 export function parseCreateKey(raw: unknown, now: Date): CreateKeyInput {
   const body = asObject(raw);
-  rejectUnknown(body, ['name', 'limit', 'limit_reset', 'expires_at', 'requests_per_minute', 'tokens_per_minute']);
+  rejectUnknownFields(body, CREATE_FIELDS);
   return {
     name: parseName(body.name),
     limit_micros: body.limit === undefined ? null : parseLimit(body.limit),
@@ -78,7 +76,7 @@ export function parseCreateKey(raw: unknown, now: Date): CreateKeyInput {
 
 export function parseUpdateKey(raw: unknown): KeyChanges {
   const body = asObject(raw);
-  rejectUnknown(body, ['name', 'disabled', 'limit', 'limit_reset', 'requests_per_minute', 'tokens_per_minute']);
+  rejectUnknownFields(body, UPDATE_FIELDS);
   const changes: KeyChanges = {};
   if (body.name !== undefined) changes.name = parseName(body.name);
   if (body.disabled !== undefined) {

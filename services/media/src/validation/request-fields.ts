@@ -1,5 +1,5 @@
 import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
-import { InputError } from '@gw/platform';
+import { InputError, unknownParameterError } from '@gw/platform';
 
 /**
  * The JSON type of a request field, as the spec's tables and the models' `parameter_schema` name them; `data` is
@@ -40,7 +40,7 @@ export function checkFields(fields: Record<string, unknown>, table: Readonly<Rec
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     const type = table[name];
-    if (!type) throw new InputError(`Unrecognized request argument: ${name}`, name, 'unknown_parameter');
+    if (!type) throw unknownParameterError(name);
     const jsonType = type === 'data' || type === 'id' ? 'string' : type;
     if (!typeMatches(type, value)) throw new InputError(`${name} must be ${article(jsonType)} ${jsonType}`, name, 'invalid_type');
     const spec = model.parameter_schema[name];

@@ -1,5 +1,5 @@
 import type { CatalogModel } from '@gw/catalog';
-import { InputError } from '@gw/platform';
+import { InputError, rejectUnknownFields } from '@gw/platform';
 import { VIDEO_PARAMETERS, type VideoGenerationRequest, type VideoParameter } from '@gw/provider-spec';
 import { MAX_ID_FIELD_CHARS, MAX_TEXT_FIELD_CHARS, typeMatches } from '../validation/request-fields';
 
@@ -40,14 +40,12 @@ function gatewayFields(body: Record<string, unknown>): VideoGatewayFields {
   return { model: body.model, callbackUrl: (callbackUrl as string | undefined) ?? null, callerRequestId: (callerRequestId as string | undefined) ?? null };
 }
 
-const GATEWAY_FIELDS = new Set(['model', 'prompt', 'callback_url', 'request_id']);
-const PARAMETERS = new Set<string>(VIDEO_PARAMETERS);
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(['model', 'prompt', 'callback_url', 'request_id', ...VIDEO_PARAMETERS]);
 
 /** The normalized body, every field checked; a field the gateway does not know is a 400 naming it. */
 export function parseVideoRequest(raw: unknown): NormalizedVideoRequest {
   const body = requireBody(raw);
-  const unknown = Object.keys(body).find((k) => !GATEWAY_FIELDS.has(k) && !PARAMETERS.has(k));
-  if (unknown) throw new InputError(`Unknown parameter: ${unknown}`, unknown, 'unknown_parameter');
+  rejectUnknownFields(body, KNOWN_FIELDS);
   const fields = gatewayFields(body);
   if (typeof body.prompt !== 'string' || body.prompt.trim() === '') throw new InputError('prompt is required', 'prompt');
   if (body.prompt.length > MAX_TEXT_FIELD_CHARS) throw new InputError(`prompt may have at most ${MAX_TEXT_FIELD_CHARS} characters`, 'prompt');
