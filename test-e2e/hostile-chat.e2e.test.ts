@@ -50,6 +50,10 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a tool_choice naming a function tools does not declare', { ...base, tools: [{ type: 'function', function: { name: 'lookup' } }], tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice.function.name'],
     ['a prompt_cache_key of 65 characters', { ...base, prompt_cache_key: 'k'.repeat(65) }, 'prompt_cache_key'],
     ['a user of 257 characters', { ...base, user: 'u'.repeat(257) }, 'user'],
+    ['a misspelt parameter', { ...base, temperatur: 0.5 }, 'temperatur'],
+    ['reasoning_effort, which the gateway spells reasoning.effort', { ...base, reasoning_effort: 'high' }, 'reasoning_effort'],
+    ['user on Gemini, which has no end-user field', { model: formatModel('gemini', 'echo'), messages: user('hi'), user: 'end-user-1' }, 'user'],
+    ['user and safety_identifier naming different users on Anthropic', { model: formatModel('anthropic', 'echo'), messages: user('hi'), user: 'u-1', safety_identifier: 'u-2' }, 'safety_identifier'],
   ])('chat: %s', async (_what, body, param) => {
     await expectRefusedUpstreamFree(chat(body), param);
   });

@@ -26,9 +26,11 @@ const chatFields: Record<string, Schema> = {
 };
 
 export const requestSchemas: Record<string, Schema> = {
-  ChatCompletionRequest: obj(chatFields, ['model', 'messages']),
+  ChatCompletionRequest: obj(chatFields, ['model', 'messages'],
+    'Any other field is a 400 `unknown_parameter`; fields of one provider go in `extra_body`.', { additionalProperties: false }),
   AsyncChatCompletionRequest: obj({ ...chatFields, stream: { type: 'boolean', enum: [false], description: 'must be false or omitted' } }, ['model', 'messages'],
-    'The chat completion fields; `stream: true` is a 400 `invalid_request`; `callback_url` is not accepted.'),
+    'The chat completion fields; `stream: true` is a 400 `invalid_request`; `callback_url` is not accepted; any other field is a 400 `unknown_parameter`.',
+    { additionalProperties: false }),
 
   ResponseRequest: obj({
     background: bool('explicit true unsupported (501)'), context_management: arr(obj({ type: oneOf(['compaction']), compact_threshold: num() })),

@@ -33,7 +33,7 @@ const CHAT_REQUEST_FIELD_SET: Record<keyof ChatCompletionRequest, true> = {
   model: true, messages: true, temperature: true, top_p: true, frequency_penalty: true, presence_penalty: true,
   max_completion_tokens: true, max_tokens: true, top_k: true, context_length: true, stream: true, stream_options: true,
   tools: true, tool_choice: true, parallel_tool_calls: true, previous_response_id: true, conversation: true,
-  prompt_cache_key: true, store: true, truncation: true, include: true, metadata: true, extra_body: true,
+  prompt_cache_key: true, user: true, safety_identifier: true, store: true, truncation: true, include: true, metadata: true, extra_body: true,
   provider_options: true, schema_params: true, network_search: true, reasoning: true, response_format: true,
   logprobs: true, top_logprobs: true, stop: true, verbosity: true, seed: true, n: true, logit_bias: true,
 };

@@ -94,6 +94,10 @@ export interface ChatCompletionRequest {
   previous_response_id?: string;
   conversation?: Record<string, unknown>;
   prompt_cache_key?: string;
+  /** The caller's end user, for the provider's abuse monitoring (OpenAI's older field; Anthropic's `metadata.user_id`). */
+  user?: string;
+  /** The same, as a hashed or opaque id (OpenAI's successor to `user`). */
+  safety_identifier?: string;
   store?: boolean;
   truncation?: string;
   include?: string[];

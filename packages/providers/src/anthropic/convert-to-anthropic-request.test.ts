@@ -48,6 +48,10 @@ describe('convertToAnthropicRequest', () => {
     ['parallel_tool_calls false with required', { tools: [weather], tool_choice: 'required', parallel_tool_calls: false }, { tool_choice: { type: 'any', disable_parallel_tool_use: true } }],
     ['extra_body is merged', { extra_body: { metadata: { user_id: 'u1' }, service_tier: 'auto' } }, { metadata: { user_id: 'u1' }, service_tier: 'auto' }],
     ['extra_body adds fields', { extra_body: { metadata_user: 'x', service_tier: 'auto' } }, { service_tier: 'auto', metadata_user: 'x' }],
+    ['user -> metadata.user_id', { user: 'end-user-1' }, { metadata: { user_id: 'end-user-1' } }],
+    ['safety_identifier -> metadata.user_id', { safety_identifier: 'hashed-1' }, { metadata: { user_id: 'hashed-1' } }],
+    ['user and safety_identifier naming the same user', { user: 'u-1', safety_identifier: 'u-1' }, { metadata: { user_id: 'u-1' } }],
+    ['user beside other extra_body metadata', { user: 'u-1', extra_body: { metadata: { tier: 'x' } } }, { metadata: { tier: 'x', user_id: 'u-1' } }],
   ];
   it.each(converted)('%s', (_name, extra, expected) => {
     expect(convert(extra).body).toMatchObject(expected);
@@ -95,6 +99,8 @@ describe('convertToAnthropicRequest', () => {
       ['an unknown response_format', { response_format: { type: 'xml' } as never }, 'response_format.type'],
       ['a json_schema without name', { response_format: { type: 'json_schema', json_schema: { schema: {} } } as never }, 'response_format.json_schema.name'],
       ['a JSON response_format with tools', { tools: [weather], response_format: { type: 'json_object' } }, 'response_format'],
+      ['user and safety_identifier naming different users', { user: 'u-1', safety_identifier: 'u-2' }, 'safety_identifier'],
+      ['user beside extra_body.metadata.user_id', { user: 'u-1', extra_body: { metadata: { user_id: 'u-2' } } }, 'extra_body.metadata.user_id'],
     ])('rejects %s', (_name, extra, param) => {
       expect(inputErrorOf(() => convert(extra as Partial<ChatCompletionRequest>))).toMatchObject({ status: 400, param });
     });

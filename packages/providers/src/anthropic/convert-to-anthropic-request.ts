@@ -14,7 +14,8 @@ const onlyZero = { honouredWhen: (v: unknown) => v === 0, values: '0' };
 /**
  * What Anthropic's messages API honours of a chat request (see ChatCapabilities). Supported fields are
  * rewritten below (system hoisted, max tokens, stop -> stop_sequences, response_format -> a forced tool,
- * reasoning -> thinking, parallel_tool_calls false -> disable_parallel_tool_use).
+ * reasoning -> thinking, parallel_tool_calls false -> disable_parallel_tool_use, user or safety_identifier ->
+ * metadata.user_id).
  */
 export const ANTHROPIC_CAPABILITIES: ChatCapabilities = {
   parameters: {
@@ -30,6 +31,8 @@ export const ANTHROPIC_CAPABILITIES: ChatCapabilities = {
     tool_choice: 'supported',
     parallel_tool_calls: 'supported',
     prompt_cache_key: 'unsupported', // Anthropic caches by cache_control markers, not by key
+    user: 'supported', // metadata.user_id
+    safety_identifier: 'supported', // metadata.user_id
     reasoning: 'supported',
     response_format: 'supported',
     logprobs: { honouredWhen: (v) => v === false, values: 'false' },
@@ -91,10 +94,29 @@ export function convertToAnthropicRequest(req: ChatCompletionRequest, providerMo
     if (cap === undefined) body.max_tokens = budget + DEFAULT_MAX_TOKENS;
   }
 
-  // Reserved fields were refused above, so extra_body only adds fields.
-  Object.assign(body, req.extra_body);
-  if (stream) body.stream = true;
-  return { body, jsonToolName: jsonTool?.name, includeReasoning: budget !== undefined && req.reasoning?.exclude !== true };
+  // Reserved fields were refused above, so extra_body only adds fields. Spread, not assignment: a key
+  // "__proto__" stays a field instead of becoming the body's prototype.
+  const merged: Record<string, unknown> = { ...body, ...req.extra_body };
+  const userId = endUserId(req);
+  if (userId !== undefined) merged.metadata = { ...(isObject(req.extra_body?.metadata) ? req.extra_body.metadata : {}), user_id: userId };
+  if (stream) merged.stream = true;
+  return { body: merged, jsonToolName: jsonTool?.name, includeReasoning: budget !== undefined && req.reasoning?.exclude !== true };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Anthropic keeps one end user (`metadata.user_id`): from `user` or `safety_identifier`, which must then agree. */
+function endUserId(req: ChatCompletionRequest): string | undefined {
+  const { user, safety_identifier: safetyIdentifier } = req;
+  if (user !== undefined && safetyIdentifier !== undefined && user !== safetyIdentifier) {
+    throw new InputError('user and safety_identifier name different users; this model\'s provider keeps one (metadata.user_id)', 'safety_identifier');
+  }
+  const id = safetyIdentifier ?? user;
+  const extraMetadata = req.extra_body?.metadata;
+  if (id !== undefined && isObject(extraMetadata) && extraMetadata.user_id !== undefined) {
+    throw new InputError(`extra_body.metadata.user_id and ${user !== undefined ? 'user' : 'safety_identifier'} both name the end user; set one`, 'extra_body.metadata.user_id');
+  }
+  return id;
 }
 
 function convertTool(tool: ChatTool, i: number): Record<string, unknown> {

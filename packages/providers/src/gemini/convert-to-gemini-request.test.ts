@@ -91,10 +91,23 @@ describe('convertToGeminiRequest', () => {
     expect(() => convert(fields as Partial<ChatCompletionRequest>)).toThrow(expect.objectContaining({ status: 400, param }));
   });
 
+  it.each<[keyof ChatCompletionRequest, unknown]>([
+    ['user', 'end-user-1'],
+    ['safety_identifier', 'hashed-user-1'],
+  ])('reports %s as unsupported (Gemini has no end-user field)', (param, value) => {
+    expect(() => convert({ [param]: value })).toThrow(expect.objectContaining({ status: 400, param, code: 'unsupported_parameter' }));
+  });
+
   it('merges extra_body, its generationConfig into ours', () => {
     const safetySettings = [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }];
     const body = convert({ temperature: 1, extra_body: { safetySettings, generationConfig: { responseModalities: ['TEXT'] } } });
     expect(body).toEqual({ contents, safetySettings, generationConfig: { temperature: 1, responseModalities: ['TEXT'] } });
+  });
+
+  it('forwards an extra_body field named __proto__ as a field, not as the body\'s prototype', () => {
+    const body = convert({ extra_body: JSON.parse('{"__proto__":{"contents":[]},"cachedContent":"c"}') });
+    expect(JSON.parse(JSON.stringify(body))).toEqual({ contents, ['__proto__']: { contents: [] }, cachedContent: 'c' });
+    expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
   });
 
   it('signs replayed function calls only for Gemini 3 models', () => {

@@ -23,6 +23,8 @@ export const GEMINI_CAPABILITIES: ChatCapabilities = {
     tool_choice: 'supported',
     parallel_tool_calls: { honouredWhen: (v) => v === true, values: 'true' }, // Gemini may always call in parallel; there is no switch
     prompt_cache_key: 'unsupported', // Gemini caches implicitly; explicit caches are a separate API
+    user: 'unsupported', // Gemini's API has no end-user field
+    safety_identifier: 'unsupported',
     reasoning: 'supported', // thinkingConfig
     response_format: 'supported', // responseMimeType + responseSchema
     logprobs: 'supported', // responseLogprobs
@@ -110,10 +112,10 @@ function convertReasoning(reasoning: ReasoningOptions): GeminiGenerationConfig['
 /** extra_body adds Gemini fields (e.g. safetySettings); its generationConfig is merged into ours. */
 function mergeExtraBody(body: GeminiRequest, extra: Record<string, unknown> | undefined): GeminiRequest {
   if (!extra) return body;
-  for (const [key, value] of Object.entries(extra)) {
-    // Reserved fields (the transcript, and generationConfig fields we set) were refused before conversion.
-    if (key === 'generationConfig' && typeof value === 'object' && value !== null) body.generationConfig = { ...body.generationConfig, ...value };
-    else body[key] = value;
-  }
-  return body;
+  // Reserved fields (the transcript, and generationConfig fields we set) were refused before conversion. Spread,
+  // not assignment: a key "__proto__" stays a field instead of becoming the body's prototype.
+  const merged: GeminiRequest = { ...body, ...extra };
+  const config = extra.generationConfig;
+  if (typeof config === 'object' && config !== null) merged.generationConfig = { ...body.generationConfig, ...config };
+  return merged;
 }

@@ -28,6 +28,8 @@ describe('convertToOpenAIChat', () => {
     ['seed', 42],
     ['n', 2],
     ['logit_bias', { '50256': -100 }],
+    ['user', 'end-user-1'],
+    ['safety_identifier', 'hashed-user-1'],
   ];
   it.each(forwarded)('forwards %s unchanged', (field, value) => {
     const body = convertToOpenAIChat({ ...base, [field]: value }, 'm', false);
@@ -69,6 +71,12 @@ describe('convertToOpenAIChat', () => {
     expect(body).toEqual({
       model: 'm', messages: base.messages, temperature: 1, repetition_penalty: 1.1, min_p: 0.05, stream: true, stream_options: { include_usage: true },
     });
+  });
+
+  it('forwards an extra_body field named __proto__ as a field, not as the body\'s prototype', () => {
+    const body = convertToOpenAIChat({ ...base, extra_body: JSON.parse('{"__proto__":{"temperature":2},"min_p":0.05}') }, 'm', false);
+    expect(JSON.parse(JSON.stringify(body))).toEqual({ model: 'm', messages: base.messages, ['__proto__']: { temperature: 2 }, min_p: 0.05 });
+    expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
   });
 
   it('keeps only the known message fields', () => {

@@ -19,6 +19,8 @@ export const OPENAI_CAPABILITIES: ChatCapabilities = {
     tool_choice: 'supported',
     parallel_tool_calls: 'supported',
     prompt_cache_key: 'supported',
+    user: 'supported',
+    safety_identifier: 'supported',
     reasoning: 'supported',
     response_format: 'supported',
     logprobs: 'supported',
@@ -39,13 +41,14 @@ const FORWARDED_FIELDS = (Object.keys(OPENAI_CAPABILITIES.parameters) as Array<k
 
 export function convertToOpenAIChat(req: ChatCompletionRequest, providerModel: string, stream: boolean): Record<string, unknown> {
   rejectUnsupported(OPENAI_CAPABILITIES, req);
-  const body: Record<string, unknown> = { model: providerModel, messages: req.messages.map(convertMessage) };
+  let body: Record<string, unknown> = { model: providerModel, messages: req.messages.map(convertMessage) };
   for (const key of FORWARDED_FIELDS) {
     if (req[key] !== undefined) body[key] = req[key];
   }
   if (req.reasoning?.effort !== undefined) body.reasoning_effort = req.reasoning.effort;
-  // Reserved fields were refused above, so extra_body only adds fields.
-  if (req.extra_body) Object.assign(body, req.extra_body);
+  // Reserved fields were refused above, so extra_body only adds fields. Spread, not assignment: a key
+  // "__proto__" stays a field instead of becoming the body's prototype (and vanishing from its JSON).
+  if (req.extra_body) body = { ...body, ...req.extra_body };
   if (stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

@@ -108,7 +108,7 @@ class MessagesStreamAssembler implements StreamAssembler<NativeEvent> {
     else if (data.type === 'content_block_start' && isObject(data.content_block)) this.blocks.set(index, { ...data.content_block });
     else if (data.type === 'content_block_delta' && isObject(data.delta)) this.applyDelta(this.blocks.get(index), data.delta);
     else if (data.type === 'message_delta') {
-      if (isObject(data.delta)) Object.assign(this.message, data.delta);
+      if (isObject(data.delta)) this.message = { ...this.message, ...data.delta };
       if (isObject(data.usage)) this.message.usage = { ...(isObject(this.message.usage) ? this.message.usage : {}), ...data.usage };
     }
   }

@@ -48,7 +48,7 @@ const CATALOG: Catalog = catalogSchema.parse({
 const objectOf = (m: Catalog['models'][number]) => toModelObject(m, [chatCapabilities('openai-compatible')]);
 const OPENAI_PARAMETERS = [
   'temperature', 'top_p', 'frequency_penalty', 'presence_penalty', 'max_completion_tokens', 'max_tokens', 'stream', 'stream_options',
-  'tools', 'tool_choice', 'parallel_tool_calls', 'prompt_cache_key', 'metadata', 'extra_body', 'reasoning', 'response_format',
+  'tools', 'tool_choice', 'parallel_tool_calls', 'prompt_cache_key', 'user', 'safety_identifier', 'metadata', 'extra_body', 'reasoning', 'response_format',
   'logprobs', 'top_logprobs', 'stop', 'verbosity', 'seed', 'n', 'logit_bias',
 ];
 
@@ -116,8 +116,8 @@ describe('supported_parameters', () => {
   it.each([
     // [model, listed because its provider honours them, not listed because its provider cannot]
     ['simulated/echo-chat', ['tools', 'response_format', 'n', 'seed', 'verbosity', 'prompt_cache_key'], ['top_k']],
-    ['simulated/claude-echo', ['tools', 'response_format', 'top_k', 'reasoning'], ['seed', 'n', 'verbosity', 'prompt_cache_key', 'logprobs']],
-    ['simulated/gemini-echo', ['tools', 'response_format', 'n', 'top_k', 'seed'], ['verbosity', 'prompt_cache_key', 'parallel_tool_calls', 'logit_bias']],
+    ['simulated/claude-echo', ['tools', 'response_format', 'top_k', 'reasoning', 'user'], ['seed', 'n', 'verbosity', 'prompt_cache_key', 'logprobs']],
+    ['simulated/gemini-echo', ['tools', 'response_format', 'n', 'top_k', 'seed'], ['verbosity', 'prompt_cache_key', 'parallel_tool_calls', 'logit_bias', 'user']],
   ])('%s lists what its provider honours', (id, honoured, refused) => {
     const params = listed(id);
     for (const p of honoured) expect(params.has(p)).toBe(true);

@@ -163,7 +163,7 @@ describe('valid chat bodies pass untouched', () => {
     ['n, logit_bias and a function name at their bounds', {
       ...base, n: 128, logit_bias: { 0: 100, 4294967295: -100 }, tools: [{ type: 'function', function: { name: `get-weather_${'x'.repeat(52)}` } }],
     }],
-    ['metadata and extra fields the translator handles', { ...base, metadata: { team: 'a' }, extra_body: { x: 1 }, logit_bias: { '50256': -100 }, seed: 7, n: 2, user: 'u-1', some_vendor_field: { kept: true } }],
+    ['metadata and extra fields the translator handles', { ...base, metadata: { team: 'a' }, extra_body: { x: 1, vendor_field: { kept: true } }, logit_bias: { '50256': -100 }, seed: 7, n: 2, user: 'u-1', safety_identifier: 's-1' }],
   ])('%s', (_what, body) => {
     const before = structuredClone(body);
     const req = validateChatBody(body);
@@ -271,5 +271,18 @@ describe('input the model cannot take is refused, never dropped', () => {
     ['inline file data', withPart({ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } })],
   ])('%s on a model that takes it passes', (_what, body) => {
     expect(refusal(body, VISION)).toBeNull();
+  });
+});
+
+describe('a field the chat request does not have is refused, never ignored', () => {
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['a misspelt parameter', { ...base, temperatur: 0.5 }, 'temperatur', 'Unknown parameter: temperatur'],
+    ['a provider field outside extra_body', { ...base, safetySettings: [] }, 'safetySettings', 'Unknown parameter: safetySettings'],
+    ['OpenAI\'s reasoning_effort', { ...base, reasoning_effort: 'high' }, 'reasoning_effort', 'Unknown parameter: reasoning_effort (set reasoning.effort)'],
+    ['the legacy functions', { ...base, functions: [{ name: 'f' }] }, 'functions', 'Unknown parameter: functions (declare them in tools)'],
+    ['the legacy function_call', { ...base, function_call: 'auto' }, 'function_call', 'Unknown parameter: function_call (set tool_choice)'],
+    ['a field named __proto__', JSON.parse(`{"model":"${MODEL.id}","messages":[{"role":"user","content":"x"}],"__proto__":{"stream":true}}`), '__proto__', 'Unknown parameter: __proto__'],
+  ])('%s', (_what, body, param, message) => {
+    expect(refusal(body)).toMatchObject({ status: 400, param, code: 'unknown_parameter', message });
   });
 });

@@ -1,6 +1,6 @@
-import { InputError } from '@gw/platform';
+import { InputError, rejectUnknownFields } from '@gw/platform';
 import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
-import { EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
+import { CHAT_REQUEST_FIELDS, EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import { checkChatContentPart } from '../validation/input-parts';
 import { checkCallerIdentifier } from '../validation/caller-identifiers';
@@ -10,8 +10,9 @@ import { checkPromptFits, estimatePromptTokens } from '../validation/prompt-esti
 
 /**
  * Shape checks of the spec's chat body. Every failure is a 400 naming the offending `param` (dotted path
- * with indexes, e.g. `messages[2].role`). Unknown top-level fields are left to the translator. Free-form
- * objects are bounded (JSON_BOUNDS), and extra_body may not name a field validated here.
+ * with indexes, e.g. `messages[2].role`). A top-level field the request does not have is refused, never
+ * ignored: provider fields go in extra_body. Free-form objects are bounded (JSON_BOUNDS), and extra_body may
+ * not name a field validated here.
  */
 const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer']);
 const EFFORTS = new Set(['xhigh', 'high', 'medium', 'low', 'minimal', 'none']);
@@ -34,10 +35,19 @@ const INTEGER_FIELDS = ['max_completion_tokens', 'max_tokens', 'top_k', 'context
 const BOOLEAN_FIELDS = ['stream', 'parallel_tool_calls', 'store', 'network_search', 'logprobs'];
 const OBJECT_FIELDS = ['metadata', 'extra_body', 'provider_options', 'schema_params', 'conversation', 'logit_bias'];
 const STRING_FIELDS = ['model', 'previous_response_id', 'prompt_cache_key', 'safety_identifier', 'truncation', 'verbosity', 'user'];
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(CHAT_REQUEST_FIELDS);
+/** Fields of OpenAI's chat API (or its Responses API) that this request spells another way. */
+const FIELD_HINTS = {
+  reasoning_effort: 'set reasoning.effort',
+  functions: 'declare them in tools',
+  function_call: 'set tool_choice',
+  max_output_tokens: 'set max_completion_tokens',
+};
 
 export function validateChatBody(body: unknown): ChatCompletionRequest {
   expect(isObject(body), 'body', 'Request body must be a JSON object');
   const b = body as Body;
+  rejectUnknownFields(b, KNOWN_FIELDS, FIELD_HINTS);
   expect(typeof b.model === 'string' && b.model.length > 0, 'model', 'model is required and must be a non-empty string');
   for (const f of STRING_FIELDS) if (b[f] !== undefined) expect(typeof b[f] === 'string', f, `${f} must be a string`);
   for (const f of ['prompt_cache_key', 'safety_identifier', 'user'] as const) checkCallerIdentifier(b[f], f);
