@@ -65,6 +65,21 @@ describe('hostile HTTP through the edge gets a 4xx in the envelope and never rea
     expectEnvelope(res, 415, 'unsupported_charset', 'content-type');
   });
 
+  it.each([
+    ['/chat/completions', 'application/x-www-form-urlencoded'],
+    ['/messages', 'text/plain'],
+    ['/files', 'application/octet-stream'],
+  ])('POST %s with a body sent as %s is a 415 naming content-type', async (path, contentType) => {
+    const res = await withoutUpstream(() => post(path, { 'content-type': contentType }, chat));
+    expectEnvelope(res, 415, 'unsupported_media_type', 'content-type');
+  });
+
+  it('the same in the key endpoints\' plain shape', async () => {
+    const res = await post('/keys', { 'content-type': 'application/x-www-form-urlencoded' }, JSON.stringify({ name: 'k' }));
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: { code: 415, message: expect.any(String), param: 'content-type' } });
+  });
+
   const garbage = 'certainly not compressed';
   it.each([
     ['x-foo', chat, 415, 'unsupported_content_encoding'],

@@ -101,6 +101,25 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
     await expectEnvelope(res, 415, { code: 'unsupported_charset', param: 'content-type' });
   });
 
+  it.each<[string, string]>([
+    ['curl -d without a content-type (form-urlencoded)', 'content-type: application/x-www-form-urlencoded\r\n'],
+    ['text/plain', 'content-type: text/plain\r\n'],
+    ['no content-type at all', ''],
+  ])('a JSON body sent as %s is a 415 naming content-type, not a missing body', async (_what, contentType) => {
+    const before = reached.length;
+    const res = await rawRequest(port, `POST /echo HTTP/1.1\r\nhost: x\r\n${contentType}content-length: 13\r\nconnection: close\r\n\r\n{"model":"m"}`);
+    expect(res.status).toBe(415);
+    expect(JSON.parse(res.body).error).toMatchObject({ code: 'unsupported_media_type', param: 'content-type' });
+    expect(reached.length).toBe(before);
+  });
+
+  it('a multipart body is left to its route, and a bodiless POST needs no content-type', async () => {
+    const form = new FormData();
+    form.set('purpose', 'batch');
+    expect(await (await fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', body: form })).json()).toEqual({});
+    expect(await (await fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST' })).json()).toEqual({});
+  });
+
   const garbage = Buffer.from('this is not compressed at all');
   it.each([
     ['an unknown coding', 'x-foo', 415, 'unsupported_content_encoding', garbage],

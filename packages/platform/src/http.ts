@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { AuthenticationError, errorEnvelope, NotFoundError, OverloadedError, toGatewayError, UnavailableError, type GatewayError } from './errors';
+import { AuthenticationError, errorEnvelope, NotFoundError, OverloadedError, toGatewayError, UnavailableError, UnsupportedMediaTypeError, type GatewayError } from './errors';
 import type { Health } from './health';
 import { fromExpressError } from './http-errors';
 import { answerParserErrors } from './http-parser-errors';
@@ -98,10 +98,25 @@ export function createHttpApp(opts: HttpAppOptions) {
   });
   if (opts.bodyLimitBytes !== null) {
     app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+    app.use(refuseBodiesOfOtherTypes);
     // The body arrives on socket events: the routes run in the request's span again.
     app.use((req, _res, next) => (req.span ? req.span.run(next) : next()));
   }
   return app;
+}
+
+/**
+ * A body the JSON parser did not take is multipart (read by the route that takes uploads) or a mistake, most
+ * often `curl -d`, which sends JSON as form-urlencoded: refused naming the content-type, where the route would
+ * otherwise see no body and say only that it needs one.
+ */
+function refuseBodiesOfOtherTypes(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  if (req.body !== undefined || !hasBody || /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
+    next();
+    return;
+  }
+  next(new UnsupportedMediaTypeError('This API reads request bodies sent as application/json, and uploads as multipart/form-data', 'content-type'));
 }
 
 /** `/livez`, `/readyz` (from the service's Health) and `/metrics`: on the service port, or the edge's admin port. */
