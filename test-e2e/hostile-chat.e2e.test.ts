@@ -108,11 +108,26 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     expect(stack.simulatorRequests!()).toBe(before);
   });
 
-  test('a valid call still reaches the simulator', async () => {
+  test('a valid call still reaches the simulator, with a provider field the gateway does not model in extra_body', async () => {
     const before = stack.simulatorRequests!();
-    const completion = await stack.openai.chat.completions.create({ ...base, extra_body: { repetition_penalty: 1.1 } } as never) as OpenAI.ChatCompletion;
+    const completion = await stack.openai.chat.completions.create({ ...base, extra_body: { service_tier: 'auto' } } as never) as OpenAI.ChatCompletion;
     expect(completion.choices[0].message.content).toContain('hello');
     expect(stack.simulatorRequests!()).toBe(before + 1);
+  });
+
+  test('an extra_body field the provider does not have comes back as the provider\'s 400, not a gateway fault', async () => {
+    const err = await stack.openai.chat.completions.create({ ...base, extra_body: { repetition_penalty: 1.1 } } as never).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(err).toMatchObject({ status: 400, message: expect.stringContaining('repetition_penalty') });
+  });
+
+  test.each<[string, string, Record<string, unknown>, string]>([
+    ['messages', '/messages', { model: E2E_CLAUDE_MODEL, max_tokens: 10, messages: user('hi'), top_n: 3 }, 'top_n'],
+    ['responses', '/responses', { model: E2E_MODEL, input: 'hi', max_tokens: 10 }, 'max_tokens'],
+  ])('%s passes a field through, and the provider\'s refusal of one it does not have comes back as a 400', async (_api, path, body, field) => {
+    const res = await api(stack.baseURL, 'POST', path, { key: stack.key, body });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain(field);
   });
 
   test('GET /v1/models lists what each model\'s provider honours', async () => {

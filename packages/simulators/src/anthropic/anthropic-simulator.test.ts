@@ -120,6 +120,7 @@ describe('Anthropic simulator', () => {
       ['no messages', { model: 'claude-sonnet-4-5', messages: [] }, HEADERS, 400, 'invalid_request_error'],
       ['no anthropic-version', { model: 'claude-sonnet-4-5', messages: hello }, { 'x-api-key': 'k' }, 400, 'invalid_request_error'],
       ['no key', { model: 'claude-sonnet-4-5', messages: hello }, { 'anthropic-version': '2023-06-01' }, 401, 'authentication_error'],
+      ['max_tokens, which only a message call takes', { model: 'claude-sonnet-4-5', messages: hello, max_tokens: 5 }, HEADERS, 400, 'invalid_request_error'],
     ])('refuses %s as Anthropic does', async (_name, body, headers, status, type) => {
       const res = await count(body, headers);
       expect(res.status).toBe(status);
@@ -162,6 +163,7 @@ describe('Anthropic simulator', () => {
     ['missing max_tokens', { model: 'm', messages: hello }, {}, /max_tokens/],
     ['empty messages', { model: 'm', max_tokens: 5, messages: [] }, {}, /messages/],
     ['missing model', { max_tokens: 5, messages: hello }, {}, /model/],
+    ['a field the Messages API does not have', { model: 'm', max_tokens: 5, messages: hello, temperature: 0.5, top_n: 3 }, {}, /^top_n: Extra inputs are not permitted$/],
   ])('rejects %s with invalid_request_error', async (_name, body, headers, message) => {
     const h: Record<string, string> = { ...HEADERS, ...headers };
     if (h['anthropic-version'] === '') delete h['anthropic-version'];

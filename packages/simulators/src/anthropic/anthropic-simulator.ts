@@ -29,6 +29,11 @@ export interface AnthropicSimulator extends RunningSimulator {
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+/** The top-level fields each endpoint has; the API refuses any other ("<field>: Extra inputs are not permitted"). */
+const COUNT_TOKENS_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management', 'output_format']);
+const MESSAGES_FIELDS = new Set([
+  ...COUNT_TOKENS_FIELDS, 'max_tokens', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_k', 'top_p', 'service_tier', 'container',
+]);
 /** Events written before `sim-drop` cuts the connection: message_start, block start, ping, one delta. */
 const EVENTS_BEFORE_DROP = 4;
 
@@ -92,6 +97,9 @@ export function createAnthropicHandler(options: AnthropicHandlerOptions = {}): S
       return invalid('There was an issue with your request body: the body is not valid JSON.');
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('The request body must be a JSON object.');
+    const known = req.url?.startsWith(COUNT_TOKENS_PATH) ? COUNT_TOKENS_FIELDS : MESSAGES_FIELDS;
+    const extra = Object.keys(body).find((field) => !known.has(field));
+    if (extra !== undefined) return invalid(`${extra}: Extra inputs are not permitted`);
     if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required');
     if (!Array.isArray(body.messages) || body.messages.length === 0) return invalid('messages: at least one message is required');
     return body;

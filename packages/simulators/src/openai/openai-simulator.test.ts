@@ -149,6 +149,20 @@ describe('OpenAI simulator', () => {
     expect((await jsonOf(res)).error.param).toBe(param);
   });
 
+  it('rejects a parameter OpenAI does not have, as OpenAI does', async () => {
+    const res = await chat({ model: 'm', messages: [{ role: 'user', content: 'x' }], top_k: 5 });
+    expect(res.status).toBe(400);
+    expect((await jsonOf(res)).error).toEqual({ message: 'Unrecognized request argument supplied: top_k', type: 'invalid_request_error', param: null, code: null });
+  });
+
+  it('takes every parameter OpenAI chat has', async () => {
+    const res = await chat({
+      model: 'm', messages: [{ role: 'user', content: 'x' }], user: 'u', safety_identifier: 's', prompt_cache_key: 'k', reasoning_effort: 'low',
+      verbosity: 'low', service_tier: 'auto', store: false, metadata: {}, seed: 1, n: 1, stop: ['z'], logprobs: false, top_p: 1,
+    });
+    expect(res.status).toBe(200);
+  });
+
   it('delays the response by x-sim-latency-ms', async () => {
     const started = performance.now();
     await jsonOf(await chat({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, { 'x-sim-latency-ms': '120' }));

@@ -25,6 +25,13 @@ const MAX_REMEMBERED_KEYS = 10_000;
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** The paths the OpenAI handler answers (any method). */
 const PATHS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
+/** The chat completion parameters OpenAI has; it refuses any other ("Unrecognized request argument supplied"). */
+const CHAT_PARAMETERS = new Set([
+  'model', 'messages', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs', 'max_completion_tokens',
+  'max_tokens', 'metadata', 'modalities', 'n', 'parallel_tool_calls', 'prediction', 'presence_penalty', 'prompt_cache_key',
+  'prompt_cache_retention', 'reasoning_effort', 'response_format', 'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream',
+  'stream_options', 'temperature', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user', 'verbosity', 'web_search_options',
+]);
 
 interface ChatBody {
   model?: unknown;
@@ -84,6 +91,8 @@ export function createOpenAIHandler(options: SimulatorHandlerOptions = {}): Simu
       return sendJson(res, 400, openAIErrorBody('We could not parse the JSON body of your request.', 'invalid_request_error', null, null));
     }
     if (typeof body !== 'object' || body === null) return sendJson(res, 400, openAIErrorBody('The body must be a JSON object.', 'invalid_request_error', null, null));
+    const unknown = Object.keys(body).find((field) => !CHAT_PARAMETERS.has(field));
+    if (unknown !== undefined) return sendJson(res, 400, openAIErrorBody(`Unrecognized request argument supplied: ${unknown}`, 'invalid_request_error', null, null));
     if (typeof body.model !== 'string' || body.model === '') return sendJson(res, 400, openAIErrorBody("Missing required parameter: 'model'.", 'invalid_request_error', 'model', 'missing_required_parameter'));
     if (!Array.isArray(body.messages) || body.messages.length === 0) return sendJson(res, 400, openAIErrorBody("Invalid 'messages': empty array. Expected an array with minimum length 1.", 'invalid_request_error', 'messages', 'empty_array'));
     const maxTokens = body.max_completion_tokens ?? body.max_tokens;

@@ -129,6 +129,7 @@ describe('OpenAI simulator: POST /v1/responses', () => {
     ['model missing', { input: 'x' }, 'model'],
     ['input not a string or array', { model: 'gpt-4o-mini', input: 7 }, 'input'],
     ['max_output_tokens not positive', { model: 'gpt-4o-mini', input: 'x', max_output_tokens: 0 }, 'max_output_tokens'],
+    ['a parameter the Responses API does not have', { model: 'gpt-4o-mini', input: 'x', max_tokens: 5 }, 'max_tokens'],
   ])('answers 400 when %s', async (_name, body, param) => {
     const res = await create(body);
     expect(res.status).toBe(400);

@@ -67,8 +67,18 @@ export function handleResponses(res: http.ServerResponse, raw: Buffer, ctx: Resp
 }
 
 /** The 400 body OpenAI sends for a request it cannot take, or undefined when the request is fine. */
+/** The Responses API's parameters; it refuses any other ("Unknown parameter"). */
+const RESPONSES_PARAMETERS = new Set([
+  'background', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens', 'max_tool_calls', 'metadata',
+  'model', 'moderation', 'parallel_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning',
+  'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice', 'tools', 'top_logprobs',
+  'top_p', 'truncation', 'user',
+]);
+
 function requestProblem(body: unknown) {
   if (!isObject(body)) return openAIErrorBody('The body must be a JSON object.', 'invalid_request_error', null, null);
+  const unknown = Object.keys(body).find((field) => !RESPONSES_PARAMETERS.has(field));
+  if (unknown !== undefined) return openAIErrorBody(`Unknown parameter: '${unknown}'.`, 'invalid_request_error', unknown, 'unknown_parameter');
   if (typeof body.model !== 'string' || body.model === '') {
     return openAIErrorBody("Missing required parameter: 'model'.", 'invalid_request_error', 'model', 'missing_required_parameter');
   }
