@@ -50,6 +50,8 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a tool_choice naming a function tools does not declare', { ...base, tools: [{ type: 'function', function: { name: 'lookup' } }], tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice.function.name'],
     ['a prompt_cache_key of 65 characters', { ...base, prompt_cache_key: 'k'.repeat(65) }, 'prompt_cache_key'],
     ['a user of 257 characters', { ...base, user: 'u'.repeat(257) }, 'user'],
+    ['a frequency_penalty past the API\'s 2, on a model that bounds none', { ...base, frequency_penalty: 2.5 }, 'frequency_penalty'],
+    ['a top_logprobs past the API\'s 20', { ...base, logprobs: true, top_logprobs: 21 }, 'top_logprobs'],
     ['a misspelt parameter', { ...base, temperatur: 0.5 }, 'temperatur'],
     ['reasoning_effort, which the gateway spells reasoning.effort', { ...base, reasoning_effort: 'high' }, 'reasoning_effort'],
     ['user on Gemini, which has no end-user field', { model: formatModel('gemini', 'echo'), messages: user('hi'), user: 'end-user-1' }, 'user'],

@@ -6,7 +6,8 @@ const effort = oneOf(['xhigh', 'high', 'medium', 'low', 'minimal', 'none']);
 
 const chatFields: Record<string, Schema> = {
   model: str('model id'), messages: arr(ref('ChatMessage')),
-  temperature: num(), top_p: num(), frequency_penalty: num(), presence_penalty: num(),
+  temperature: num(undefined, { minimum: 0, maximum: 2 }), top_p: num(undefined, { minimum: 0, maximum: 1 }),
+  frequency_penalty: num(undefined, { minimum: -2, maximum: 2 }), presence_penalty: num(undefined, { minimum: -2, maximum: 2 }),
   max_completion_tokens: int('generation cap'), max_tokens: int('generation cap (older name)'), top_k: int(), context_length: int('context window length'),
   stream: bool(), stream_options: obj({ include_usage: bool() }),
   tools: arr(obj({ type: str('usually function'), function: anyObject() }, ['type'])),
@@ -20,7 +21,7 @@ const chatFields: Record<string, Schema> = {
     type: oneOf(['text', 'json_object', 'json_schema']),
     json_schema: obj({ name: str(), strict: bool(), schema: anyObject() }, ['name']),
   }, ['type']),
-  logprobs: bool(), top_logprobs: int('requires logprobs=true'), stop: stringOrArray, verbosity: oneOf(['low', 'medium', 'high']), seed: int(),
+  logprobs: bool(), top_logprobs: int('requires logprobs=true', { minimum: 0, maximum: 20 }), stop: stringOrArray, verbosity: oneOf(['low', 'medium', 'high']), seed: int(),
   n: int('number of choices', { minimum: 1, maximum: 128 }),
   logit_bias: { type: 'object', description: 'token id bias: token ids (decimal strings) to biases from -100 to 100', additionalProperties: { type: 'number', minimum: -100, maximum: 100 } },
 };

@@ -286,3 +286,26 @@ describe('a field the chat request does not have is refused, never ignored', () 
     expect(refusal(body)).toMatchObject({ status: 400, param, code: 'unknown_parameter', message });
   });
 });
+
+describe('the chat API\'s own number ranges hold where the model bounds nothing', () => {
+  const unbounded = { model: LIMITED_ONLY.id, messages: [user] };
+  it.each<[string, Record<string, unknown>]>([
+    ['temperature', { temperature: 2.01 }],
+    ['temperature', { temperature: -0.01 }],
+    ['top_p', { top_p: 1.5 }],
+    ['top_p', { top_p: -1 }],
+    ['frequency_penalty', { frequency_penalty: 2.5 }],
+    ['presence_penalty', { presence_penalty: -3 }],
+    ['top_logprobs', { logprobs: true, top_logprobs: 21 }],
+    ['top_logprobs', { logprobs: true, top_logprobs: -1 }],
+  ])('%s %j is a 400 naming it', (param, extra) => {
+    expect(refusal({ ...unbounded, ...extra }, LIMITED_ONLY)).toMatchObject({ status: 400, param });
+  });
+
+  it('takes every range at its edges', () => {
+    for (const edge of [
+      { temperature: 0, top_p: 0, frequency_penalty: -2, presence_penalty: -2, logprobs: true, top_logprobs: 0 },
+      { temperature: 2, top_p: 1, frequency_penalty: 2, presence_penalty: 2, logprobs: true, top_logprobs: 20 },
+    ]) expect(refusal({ ...unbounded, ...edge }, LIMITED_ONLY)).toBeNull();
+  });
+});

@@ -20,6 +20,13 @@ const FORMATS = new Set(['text', 'json_object', 'json_schema']);
 const VERBOSITIES = new Set(['low', 'medium', 'high']);
 /** OpenAI's largest `n`: a larger one would only be refused upstream, after its reservation. */
 const MAX_CHOICES = 128;
+/**
+ * The chat API's ranges (OpenAI's, which Gemini shares and Anthropic narrows in its converter), held for every
+ * model (its `parameter_schema` may narrow them), so a value every provider refuses never costs an upstream call.
+ */
+const NUMBER_RANGES: Record<string, readonly [number, number]> = {
+  temperature: [0, 2], top_p: [0, 1], frequency_penalty: [-2, 2], presence_penalty: [-2, 2], top_logprobs: [0, 20],
+};
 /** A token id of the model's tokenizer. */
 const TOKEN_ID = /^(0|[1-9][0-9]{0,9})$/;
 
@@ -64,6 +71,9 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
     for (const key of Object.keys(b.extra_body)) {
       expect(!EXTRA_BODY_RESERVED_FIELDS.includes(key), `extra_body.${key}`, `extra_body.${key} would replace the validated ${key}: set it as a top-level field`);
     }
+  }
+  for (const [f, [min, max]] of Object.entries(NUMBER_RANGES)) {
+    if (b[f] !== undefined) expect((b[f] as number) >= min && (b[f] as number) <= max, f, `${f} must be from ${min} to ${max}`);
   }
   for (const f of ['max_completion_tokens', 'max_tokens', 'n'] as const) {
     if (b[f] !== undefined) expect((b[f] as number) >= 1, f, `${f} must be at least 1`);
