@@ -135,6 +135,7 @@ describe('hostile HTTP through the edge gets a 4xx in the envelope and never rea
 
   it.each([
     ['oversized headers', 431, 'headers_too_large', null, `GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`],
+    ['a URL past 16 KiB', 414, 'uri_too_long', null, `GET /v1/billing/requests/${'a'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`],
     ['a malformed request line', 400, 'malformed_http_request', null, 'NOT AN HTTP REQUEST\r\n\r\n'],
     ['an Expect other than 100-continue', 417, 'expectation_failed', 'expect',
       `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nexpect: 42-nonsense\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(chat)}\r\n\r\n${chat}`],

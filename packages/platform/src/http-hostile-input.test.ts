@@ -141,6 +141,9 @@ describe('the HTTP shell answers hostile input in the envelope', () => {
 
   it.each([
     ['oversized headers', 431, 'headers_too_large', null, `GET /echo HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`],
+    ['a URL past the head bound', 414, 'uri_too_long', null, `GET /echo/${'a'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`],
+    ['a URL past the head bound, ending no line', 414, 'uri_too_long', null, `POST /echo?q=${'a'.repeat(70_000)}`],
+    ['a header whose value looks like a request line', 431, 'headers_too_large', null, `GET /echo HTTP/1.1\r\nhost: x\r\nx-big: GET /${'a'.repeat(20_000)}\r\n\r\n`],
     ['a malformed request line', 400, 'malformed_http_request', null, 'THIS IS NOT HTTP\r\n\r\n'],
     ['a header with no colon', 400, 'malformed_http_request', null, 'GET /echo HTTP/1.1\r\nhost: x\r\nnot a header\r\n\r\n'],
     ['a body shorter than its content-length', 400, 'malformed_http_request', null, 'POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n{"a"'],

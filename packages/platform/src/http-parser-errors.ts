@@ -18,7 +18,7 @@ export function answerParserErrors(server: Server): void {
       return;
     }
     const traceId = newTraceId();
-    const e = parserError(err.code);
+    const e = parserError(err as ParserFailure);
     const body = JSON.stringify(errorEnvelope(e, traceId));
     socket.end(
       `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\ncontent-type: application/json; charset=utf-8\r\n`
@@ -38,10 +38,24 @@ export function answerParserErrors(server: Server): void {
   });
 }
 
-/** The statuses Node itself picks for each parser failure, as typed errors. */
-function parserError(code: string | undefined): GatewayError {
-  switch (code) {
+/** What Node's parser reports of a failure: the packet it was parsing and how far into it it got. */
+type ParserFailure = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+/**
+ * Whether a head that overflowed did so in its first line (Node counts the request line with the headers): the
+ * packet it was parsing starts a request, and the parser stopped before that packet's first line ended.
+ */
+function requestLineOverflowed({ rawPacket: packet, bytesParsed }: ParserFailure): boolean {
+  if (packet === undefined || bytesParsed === undefined || !/^[A-Z]+ /.test(packet.subarray(0, 16).toString('latin1'))) return false;
+  const lineEnd = packet.indexOf(0x0a);
+  return lineEnd === -1 || lineEnd >= bytesParsed;
+}
+
+/** The statuses Node itself picks for each parser failure (414 where it would say 431 of a URL), as typed errors. */
+function parserError(err: ParserFailure): GatewayError {
+  switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
+      if (requestLineOverflowed(err)) return new GatewayError('The request URL is too long', 414, 'invalid_request_error', 'uri_too_long');
       return new GatewayError('Request headers are too large', 431, 'invalid_request_error', 'headers_too_large');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new PayloadTooLargeError('Chunk extensions are too large');
