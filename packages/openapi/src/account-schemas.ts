@@ -46,7 +46,8 @@ export const accountSchemas: Record<string, Schema> = {
     id: str('file-...'), object: oneOf(['file']), bytes: int(), created_at: int(), filename: str(),
     purpose: oneOf(['batch', 'batch_output']), expires_at: orNull(int()),
   }, ['id', 'object', 'bytes', 'created_at', 'filename', 'purpose']),
-  FileUpload: obj({ file: str('JSONL', { contentMediaType: 'application/octet-stream' }), purpose: oneOf(['batch']) }, ['file', 'purpose']),
+  FileUpload: obj({ file: str('JSONL', { contentMediaType: 'application/octet-stream' }), purpose: oneOf(['batch']) }, ['file', 'purpose'],
+    'Any other form field, or one given twice, is a 400 naming it.', { additionalProperties: false }),
   Deleted: obj({ id: str(), object: str(), deleted: bool() }, ['deleted']),
 
   BatchCreate: obj({

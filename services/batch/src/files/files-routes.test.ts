@@ -28,6 +28,7 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     expect((await stack.call(batch, 'GET', `/v1/files/${res.body.id}/content`)).body).toBe(content);
   });
 
+  const withField = (form: FormData, name: string, value: string) => { form.append(name, value); return form; };
   it.each([
     ['more lines than FILE_MAX_LINES', () => upload([1, 2, 3, 4].map((n) => chatLine(`l${n}`, 'x')).join('\n')), 'file', 'too_many_lines'],
     ['more bytes than FILE_MAX_BYTES', () => upload('x'.repeat(2049)), 'file', 'file_too_large'],
@@ -36,6 +37,8 @@ describe.each<BatchEngine>(['embedded', 'mongo'])('files API (%s store)', (engin
     ['an empty file', () => upload(''), 'file', 'empty_file'],
     ['a file name of 256 characters', () => stack.call(batch, 'POST', '/v1/files', { form: uploadForm(chatLine('a', 'x'), 'batch', `${'n'.repeat(250)}.jsonl`) }), 'file', 'invalid_value'],
     ['no file part', () => stack.call(batch, 'POST', '/v1/files', { form: (() => { const f = new FormData(); f.append('purpose', 'batch'); return f; })() }), 'file', 'invalid_request'],
+    ['purpose given twice', () => stack.call(batch, 'POST', '/v1/files', { form: withField(uploadForm(chatLine('a', 'x')), 'purpose', 'batch') }), 'purpose', 'invalid_request'],
+    ['a form field the upload does not have', () => stack.call(batch, 'POST', '/v1/files', { form: withField(uploadForm(chatLine('a', 'x')), 'expires_after[seconds]', '3600') }), 'expires_after[seconds]', 'unknown_parameter'],
   ])('refuses %s with a 400 naming its param, keeping nothing', async (_what, send, param, code) => {
     const before = (await stack.blobs.list('files/')).length;
     const res = await send();

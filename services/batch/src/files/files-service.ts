@@ -15,6 +15,8 @@ export interface FilesOptions extends UploadLimits {
 export type FileInUse = (accountId: string, fileId: string) => Promise<boolean>;
 
 // Another account's file is indistinguishable from a missing one.
+/** The upload form's text fields (OpenAI's `expires_after` is not one: files expire after FILE_EXPIRES_AFTER_S). */
+const UPLOAD_TEXT_FIELDS: ReadonlySet<string> = new Set(['purpose']);
 const notFound = (fileId: string) => new NotFoundError(`No such file: ${fileId}`, 'file_id', 'file_not_found');
 
 /** Files of an account: uploads streamed to the blob port, their records in the store. */
@@ -30,7 +32,7 @@ export class FilesService {
   async upload(accountId: string, req: IncomingMessage): Promise<FileObject> {
     const id = newId('file-');
     const key = blobKeyOf(id);
-    const upload = await receiveUpload(req, this.blobs, key, this.opts);
+    const upload = await receiveUpload(req, this.blobs, key, this.opts, UPLOAD_TEXT_FIELDS);
     const purpose = upload.fields.purpose;
     if (purpose !== 'batch') {
       await this.blobs.delete(key);

@@ -33,7 +33,7 @@ describe('receiveUpload', () => {
     blobs = createFsBlobStore(dir);
     outcomes = [];
     server = createServer((req, res) => {
-      receiveUpload(req, blobs, 'files/one', LIMITS).then(
+      receiveUpload(req, blobs, 'files/one', LIMITS, new Set(['purpose'])).then(
         () => { outcomes.push('stored'); res.end(); },
         (err: unknown) => { outcomes.push(toGatewayError(err).code); res.statusCode = toGatewayError(err).status; res.end(); },
       );

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { BlobTooLargeError, type BlobInfo, type BlobStore } from '@gw/blobs';
-import { checkUploadFilename, InputError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
+import { checkUploadFilename, InputError, UnsupportedMediaTypeError, pipeRequestInto, unknownParameterError } from '@gw/platform';
 
 export interface UploadLimits {
   maxBytes: number;
@@ -11,7 +11,7 @@ export interface UploadLimits {
 
 export interface ReceivedUpload {
   filename: string;
-  /** The form's other fields (`purpose`). */
+  /** The form's text fields, each of the names the caller takes, given once. */
   fields: Record<string, string>;
   blob: BlobInfo;
   lines: number;
@@ -45,11 +45,11 @@ class LineCounter extends Transform {
 
 /**
  * Streams the `file` part of a multipart/form-data request into the blob `key` (busboy parses the form;
- * the bytes are never held whole), enforcing the size and line limits while they arrive. Any other field is
- * returned for the caller to check. On a refusal nothing is kept under `key` and the rest of the body is
- * drained, so the answer reaches the client.
+ * the bytes are never held whole), enforcing the size and line limits while they arrive. Text fields named in
+ * `textFields` are returned for the caller to check; another name, or one given twice, is a 400 naming it. On a
+ * refusal nothing is kept under `key` and the rest of the body is drained, so the answer reaches the client.
  */
-export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: string, limits: UploadLimits): Promise<ReceivedUpload> {
+export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: string, limits: UploadLimits, textFields: ReadonlySet<string>): Promise<ReceivedUpload> {
   if (!/^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
     return Promise.reject(new UnsupportedMediaTypeError('Upload files as multipart/form-data with a "file" part', 'file'));
   }
@@ -68,6 +68,8 @@ export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: strin
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated || info.nameTruncated) fail(new InputError(`The form field ${name} is too long`, name));
+      else if (!textFields.has(name)) fail(unknownParameterError(name));
+      else if (Object.hasOwn(fields, name)) fail(new InputError(`${name} must be given once`, name));
       else fields[name] = value;
     });
     parser.on('file', (name, stream: Readable, info) => {
