@@ -8,6 +8,8 @@ import type { CreateKeyInput } from './keys-service';
  */
 
 const MAX_NAME_LENGTH = 128;
+/** C0 and C1 control characters: a name is shown in lists, the console and terminals, where they would act. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 type Body = Record<string, unknown>;
 
 function asObject(body: unknown): Body {
@@ -23,6 +25,7 @@ function parseName(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw new InputError('name must be a non-empty string', 'name');
   const name = value.trim();
   if (name.length > MAX_NAME_LENGTH) throw new InputError(`name must be at most ${MAX_NAME_LENGTH} characters`, 'name');
+  if (CONTROL_CHARACTER.test(name)) throw new InputError('name must not contain control characters (line breaks, tabs, NUL, escapes)', 'name');
   return name;
 }
 
