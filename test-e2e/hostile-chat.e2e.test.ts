@@ -45,6 +45,7 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a logit_bias past 100', { ...base, logit_bias: { 50256: 500 } }, 'logit_bias.50256'],
     ['a logit_bias keyed by a word, not a token id', { ...base, logit_bias: { hello: 5 } }, 'logit_bias'],
     ['n past 128', { ...base, n: 129 }, 'n'],
+    ['129 tools', { ...base, tools: Array.from({ length: 129 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } })) }, 'tools'],
     ['an unknown verbosity', { ...base, verbosity: 'loud' }, 'verbosity'],
     ['a function name with a space', { ...base, tools: [{ type: 'function', function: { name: 'get weather' } }] }, 'tools[0].function.name'],
     ['a tool_choice naming a function tools does not declare', { ...base, tools: [{ type: 'function', function: { name: 'lookup' } }], tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice.function.name'],

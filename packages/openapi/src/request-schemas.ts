@@ -10,7 +10,7 @@ const chatFields: Record<string, Schema> = {
   frequency_penalty: num(undefined, { minimum: -2, maximum: 2 }), presence_penalty: num(undefined, { minimum: -2, maximum: 2 }),
   max_completion_tokens: int('generation cap'), max_tokens: int('generation cap (older name)'), top_k: int(), context_length: int('context window length'),
   stream: bool(), stream_options: obj({ include_usage: bool() }),
-  tools: arr(obj({ type: str('usually function'), function: anyObject() }, ['type'])),
+  tools: { ...arr(obj({ type: str('usually function'), function: anyObject() }, ['type'])), maxItems: 128 },
   tool_choice: { oneOf: [{ type: 'string' }, obj({ type: str(), function: anyObject() })] },
   parallel_tool_calls: bool(), previous_response_id: str(), conversation: anyObject(), prompt_cache_key: str(undefined, { maxLength: 64 }), store: bool(),
   safety_identifier: str(undefined, { maxLength: 64 }), user: str('deprecated', { maxLength: 256 }),

@@ -84,6 +84,7 @@ describe('chat body validation: each invalid field is a 400 naming it', () => {
     ['a logit_bias under -100', { ...base, logit_bias: { 50256: -100.5 } }, 'logit_bias.50256'],
     ['a logit_bias that is not a number', { ...base, logit_bias: { 50256: '-100' } }, 'logit_bias.50256'],
     ['n over 128', { ...base, n: 129 }, 'n'],
+    ['129 tools', { ...base, tools: Array.from({ length: 129 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } })) }, 'tools'],
     ['top_logprobs without logprobs', { ...base, top_logprobs: 5 }, 'top_logprobs'],
     ['top_logprobs with logprobs=false', { ...base, logprobs: false, top_logprobs: 5 }, 'top_logprobs'],
     ['stop as a number', { ...base, stop: 1 }, 'stop'],
@@ -160,8 +161,9 @@ describe('valid chat bodies pass untouched', () => {
     ['logprobs with top_logprobs', { ...base, logprobs: true, top_logprobs: 5 }],
     ['streaming with usage', { ...base, stream: true, stream_options: { include_usage: true } }],
     ['reasoning options', { ...base, reasoning: { enabled: true, effort: 'xhigh', max_tokens: 512, exclude: true } }],
-    ['n, logit_bias and a function name at their bounds', {
-      ...base, n: 128, logit_bias: { 0: 100, 4294967295: -100 }, tools: [{ type: 'function', function: { name: `get-weather_${'x'.repeat(52)}` } }],
+    ['n, logit_bias, a function name and the tools count at their bounds', {
+      ...base, n: 128, logit_bias: { 0: 100, 4294967295: -100 },
+      tools: [{ type: 'function', function: { name: `get-weather_${'x'.repeat(52)}` } }, ...Array.from({ length: 127 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } }))],
     }],
     ['metadata and extra fields the translator handles', { ...base, metadata: { team: 'a' }, extra_body: { x: 1, vendor_field: { kept: true } }, logit_bias: { '50256': -100 }, seed: 7, n: 2, user: 'u-1', safety_identifier: 's-1' }],
   ])('%s', (_what, body) => {

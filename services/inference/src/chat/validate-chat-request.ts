@@ -20,6 +20,8 @@ const FORMATS = new Set(['text', 'json_object', 'json_schema']);
 const VERBOSITIES = new Set(['low', 'medium', 'high']);
 /** OpenAI's largest `n`: a larger one would only be refused upstream, after its reservation. */
 const MAX_CHOICES = 128;
+/** OpenAI's most functions in one request; a model's `parameter_schema` (`tools.max_items`) may allow fewer. */
+const MAX_TOOLS = 128;
 /**
  * The chat API's ranges (OpenAI's, which Gemini shares and Anthropic narrows in its converter), held for every
  * model (its `parameter_schema` may narrow them), so a value every provider refuses never costs an upstream call.
@@ -138,6 +140,7 @@ function validateMessages(messages: unknown): void {
 /** The tools' function names, each checked. */
 function validateTools(tools: unknown): string[] {
   expect(Array.isArray(tools), 'tools', 'tools must be an array');
+  expect((tools as unknown[]).length <= MAX_TOOLS, 'tools', `tools may declare at most ${MAX_TOOLS} functions`);
   return (tools as unknown[]).map((t, i) => {
     const p = `tools[${i}]`;
     expect(isObject(t) && typeof t.type === 'string', `${p}.type`, `${p}.type is required`);
