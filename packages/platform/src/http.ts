@@ -105,6 +105,11 @@ export function createHttpApp(opts: HttpAppOptions) {
   return app;
 }
 
+/** Whether the request's body is a multipart form (uploads), which the route that takes it reads itself. */
+export function isMultipartForm(req: IncomingMessage): boolean {
+  return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
+}
+
 /**
  * A body the JSON parser did not take is multipart (read by the route that takes uploads) or a mistake, most
  * often `curl -d`, which sends JSON as form-urlencoded: refused naming the content-type, where the route would
@@ -112,7 +117,7 @@ export function createHttpApp(opts: HttpAppOptions) {
  */
 function refuseBodiesOfOtherTypes(req: Request, _res: Response, next: NextFunction): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
-  if (req.body !== undefined || !hasBody || /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
+  if (req.body !== undefined || !hasBody || isMultipartForm(req)) {
     next();
     return;
   }

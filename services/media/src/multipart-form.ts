@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { checkUploadFilename, InputError, PayloadTooLargeError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
+import { checkUploadFilename, InputError, isMultipartForm, PayloadTooLargeError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
 
 export interface FormFile {
   bytes: Buffer;
@@ -18,17 +18,13 @@ export interface ReceivedForm {
 const MAX_FIELDS = 64;
 const MAX_FIELD_BYTES = 64 * 1024;
 
-export function isMultipart(req: IncomingMessage): boolean {
-  return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
-}
-
 /**
  * Reads a multipart/form-data request whole (media inputs are bounded: `maxFileBytes` each, `maxFiles` in
  * all). A file past its bound is a 413 naming its field; on any refusal the rest of the body is drained so the
  * answer reaches the client.
  */
 export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; maxFiles: number }): Promise<ReceivedForm> {
-  if (!isMultipart(req)) return Promise.reject(new UnsupportedMediaTypeError('Send this request as multipart/form-data', null));
+  if (!isMultipartForm(req)) return Promise.reject(new UnsupportedMediaTypeError('Send this request as multipart/form-data', null));
   return new Promise<ReceivedForm>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {

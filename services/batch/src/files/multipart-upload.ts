@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { BlobTooLargeError, type BlobInfo, type BlobStore } from '@gw/blobs';
-import { checkUploadFilename, InputError, UnsupportedMediaTypeError, pipeRequestInto, unknownParameterError } from '@gw/platform';
+import { checkUploadFilename, InputError, isMultipartForm, UnsupportedMediaTypeError, pipeRequestInto, unknownParameterError } from '@gw/platform';
 
 export interface UploadLimits {
   maxBytes: number;
@@ -50,7 +50,7 @@ class LineCounter extends Transform {
  * refusal nothing is kept under `key` and the rest of the body is drained, so the answer reaches the client.
  */
 export function receiveUpload(req: IncomingMessage, blobs: BlobStore, key: string, limits: UploadLimits, textFields: ReadonlySet<string>): Promise<ReceivedUpload> {
-  if (!/^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
+  if (!isMultipartForm(req)) {
     return Promise.reject(new UnsupportedMediaTypeError('Upload files as multipart/form-data with a "file" part', 'file'));
   }
   return new Promise<ReceivedUpload>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { EventStreamWriter, InputError, requireIdentity } from '@gw/platform';
+import { EventStreamWriter, InputError, isMultipartForm, requireIdentity } from '@gw/platform';
 import type { ImageInputs } from '../images/image-inputs';
-import { formValue, isMultipart, readForm } from '../multipart-form';
+import { formValue, readForm } from '../multipart-form';
 import { NATIVE_PARAMS_HEADER, wantsNativeParams } from '../native/native-params';
 import { TRANSCRIPTION_FIELDS } from './audio-fields';
 import type { AudioSources } from './audio-source';
@@ -23,7 +23,7 @@ export function audioRoutes(deps: AudioRoutesDeps): Router {
   const router = Router();
   router.post('/v1/audio/transcriptions', async (req, res) => {
     const identity = requireIdentity(req);
-    const { body, file } = isMultipart(req) ? await formBody(req, deps.maxAudioBytes) : { body: jsonBody(req.body), file: undefined };
+    const { body, file } = isMultipartForm(req) ? await formBody(req, deps.maxAudioBytes) : { body: jsonBody(req.body), file: undefined };
     const prepared = await deps.transcription.prepare(body, () => deps.sources.resolve(body, file));
     if (prepared.stream) {
       return deps.transcription.stream(identity, req.traceId, prepared, (requestId) => new EventStreamWriter(res, { format: 'chat', heartbeatMs: deps.heartbeatMs, headers: { 'x-request-id': requestId } }));

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { EventStreamWriter, InputError, requireIdentity, streamAnswer } from '@gw/platform';
+import { EventStreamWriter, InputError, isMultipartForm, requireIdentity, streamAnswer } from '@gw/platform';
 import { pageQuery } from '@gw/store';
-import { formValue, isMultipart, readForm } from '../multipart-form';
+import { formValue, readForm } from '../multipart-form';
 import { nativeImages } from '../native/native-images';
 import { NATIVE_PARAMS_HEADER, wantsNativeParams } from '../native/native-params';
 import { IMAGE_FIELDS, MAX_INPUT_IMAGES } from './image-fields';
@@ -32,12 +32,12 @@ export function imagesRoutes(deps: ImagesRoutesDeps): Router {
   const generate = async (req: Request, res: Response) => {
     const identity = requireIdentity(req);
     if (wantsNativeParams(req.headers[NATIVE_PARAMS_HEADER])) {
-      if (isMultipart(req)) throw new InputError('A supplier-native body is JSON', 'Svc-Native-Params', 'invalid_request');
+      if (isMultipartForm(req)) throw new InputError('A supplier-native body is JSON', 'Svc-Native-Params', 'invalid_request');
       const { requestId, body } = await nativeImages(deps, identity, req.traceId, req.body);
       res.setHeader('x-request-id', requestId);
       return void res.json(body);
     }
-    const { body, files } = isMultipart(req) ? await formBody(req, deps) : { body: jsonBody(req.body), files: null };
+    const { body, files } = isMultipartForm(req) ? await formBody(req, deps) : { body: jsonBody(req.body), files: null };
     const prepared = await deps.images.prepare(identity, body, files);
     if (prepared.stream) {
       return deps.images.stream(identity, req.traceId, prepared, (requestId) => new EventStreamWriter(res, { format: 'chat', heartbeatMs: deps.heartbeatMs, headers: { 'x-request-id': requestId } }));
