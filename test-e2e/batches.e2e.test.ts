@@ -129,6 +129,7 @@ describe('batches and files through the edge (embedded)', () => {
     ['mixed models', jsonl([line('a', 'x'), line('b', 'y', E2E_SLOW_MODEL)]), 'mixed_models'],
     ['a duplicate custom_id', jsonl([line('a', 'x'), line('a', 'y')]), 'duplicate_custom_id'],
     ['a wrong url', jsonl([line('a', 'x'), { ...line('b', 'y'), url: '/v1/embeddings' }]), 'invalid_url'],
+    ['a request field beside body', jsonl([line('a', 'x'), { ...line('b', 'y'), temperature: 0 }]), 'unknown_parameter'],
     ['a line over the size limit', jsonl([line('a', 'x'), line('b', 'y'.repeat(5000))]), 'line_too_large'],
     ['a model batches may not use', jsonl([line('a', 'x', E2E_NO_BATCH_MODEL)]), 'model_not_batch_capable'],
   ])('a file with %s fails at validation with errors, and runs nothing', async (_what, content, code) => {

@@ -34,9 +34,15 @@ describe('batch input files', () => {
     ['a streamed body', line('a', 'm/one', { body: { model: 'm/one', stream: true, messages: [{ role: 'user', content: 'x' }] } }), 'invalid_body', 1],
     ['two models', `${line('a')}\n${line('b', 'm/two')}`, 'mixed_models', 2],
     ['a line over the size limit', `${line('a')}\n${line('b'.repeat(2000))}`, 'line_too_large', 2],
+    ['a field a line does not have', `${line('a')}\n${line('b', 'm/one', { metadata: { team: 'x' } })}`, 'unknown_parameter', 2],
   ])('reports %s with its code and line number', async (_what, text, code, lineNo) => {
     const result = await check(text);
     expect(result.problems).toEqual([expect.objectContaining({ code, line: lineNo, message: expect.stringContaining(`Line ${lineNo}`) })]);
+  });
+
+  it('names the field a line does not have, so a misplaced body field is not dropped', async () => {
+    const result = await check(line('a', 'm/one', { temperature: 0 }));
+    expect(result.problems).toEqual([{ code: 'unknown_parameter', message: 'Line 1: temperature is not a field of a batch line (custom_id, method, url, body); request fields go inside body', param: 'temperature', line: 1 }]);
   });
 
   it('reads past a UTF-8 byte order mark at the start of the file (editors on Windows write one)', async () => {

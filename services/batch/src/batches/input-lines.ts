@@ -17,9 +17,10 @@ export interface LineProblem {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const MAX_CUSTOM_ID = 512;
+const LINE_FIELDS = ['custom_id', 'method', 'url', 'body'];
 
 /**
- * The shape checks of one line: JSON, `custom_id`, `method` POST, `url` = the batch's endpoint, and a chat
+ * The shape checks of one line: JSON, only the line's four fields, `custom_id`, `method` POST, `url` = the batch's endpoint, and a chat
  * body (a model and messages; the full chat validation happens in inference, per line, as on HTTP).
  */
 export function parseInputLine(read: JsonlLine, endpoint: string, maxLineBytes: number): InputLine | LineProblem {
@@ -35,6 +36,11 @@ export function parseInputLine(read: JsonlLine, endpoint: string, maxLineBytes: 
     return problem('invalid_json', 'not valid JSON');
   }
   if (!isObject(parsed)) return problem('invalid_json', 'must be a JSON object');
+  // A request field written beside `body` (a common slip) would otherwise be dropped without a word.
+  const unknown = Object.keys(parsed).find((k) => !LINE_FIELDS.includes(k));
+  if (unknown !== undefined) {
+    return problem('unknown_parameter', `${unknown} is not a field of a batch line (${LINE_FIELDS.join(', ')}); request fields go inside body`, unknown);
+  }
   const { custom_id: customId, method, url, body } = parsed;
   if (typeof customId !== 'string' || customId.length === 0 || customId.length > MAX_CUSTOM_ID) {
     return problem('invalid_custom_id', `custom_id must be a string of 1 to ${MAX_CUSTOM_ID} characters`, 'custom_id');
