@@ -56,6 +56,20 @@ function burstSuite(mode: StackMode, secondInference: boolean) {
     expect(usage).toBeLessThanOrEqual(limitMicros + allowanceMicros);
   }, 120_000);
 
+  test('a call larger than what its key has left is told its worst case and what is left, and costs nothing', async () => {
+    const created = await api(stack.baseURL, 'POST', '/keys', { key: stack.key, body: { name: 'small', limit: 0.001 } });
+    const small: string = created.body.key;
+    // No output cap: the model's 2,000 completion tokens at 4 micros each make the worst case, past 0.001 USD.
+    const refused = await api(stack.baseURL, 'POST', '/chat/completions', { key: small, body: chat({ max_completion_tokens: undefined }) });
+    expectEnvelope(refused, 402, 'key_limit_exceeded');
+    expect(refused.body.error.message).toMatch(
+      /^This call may cost up to 0\.008\d{3} USD \(its prompt and up to 2000 output tokens\), more than the 0\.001000 USD left of this key's spending limit of 0\.001000 USD; cap its output/,
+    );
+    expect((await api(stack.baseURL, 'GET', '/key', { key: small })).body.data).toMatchObject({ usage: 0, limit_remaining: 0.001 });
+    // The same call with its output capped fits.
+    expect((await api(stack.baseURL, 'POST', '/chat/completions', { key: small, body: chat() })).status).toBe(200);
+  }, 60_000);
+
   test('an account funded for a few calls: 50 concurrent calls take it at most the allowance below zero', async () => {
     const key = stack.accountKeys[FEW_CALLS];
     const responses = await burst(stack, key, '/chat/completions', chat());

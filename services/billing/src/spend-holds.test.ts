@@ -113,6 +113,27 @@ describe.each(STORE_ENGINES)('spend holds (%s store)', (engine) => {
     expect(await refusal(holds.reserve(input({ accountId: 'acct_nobody' })))).toEqual({ status: 402, code: 'insufficient_balance' });
   });
 
+  test('a call too large for what is left is told its worst case and what is left, not that nothing is left', async () => {
+    // 100 prompt + 1,000 completion tokens on dep-chat: 100 + 2,000 micros.
+    const big = { promptTokens: 100, completionTokens: 1_000 };
+    const cap = 'cap its output (max_completion_tokens, max_tokens or max_output_tokens)';
+    await expect(holds.reserve(input({ keyLimitMicros: 1_000, keyLimitReset: 'daily', bounds: big }))).rejects.toMatchObject({
+      status: 402, code: 'key_limit_exceeded',
+      message: `This call may cost up to 0.002100 USD (its prompt and up to 1000 output tokens), more than the 0.001000 USD left of this key's daily spending limit of 0.001000 USD; ${cap} or raise the limit`,
+    });
+    await expect(holds.reserve(input({ accountId: 'acct_tiny', bounds: big }))).rejects.toMatchObject({
+      status: 402, code: 'insufficient_balance',
+      message: `This call may cost up to 0.002100 USD (its prompt and up to 1000 output tokens), more than the 0.001000 USD the account has left to spend; ${cap} or add funds`,
+    });
+    // A media call's bounds are named as such, with no output cap to lower.
+    await expect(holds.reserve(input({ accountId: 'acct_tiny', deployments: ['dep-fee'], bounds: { promptTokens: 0, completionTokens: 0, images: 2 } }))).rejects.toMatchObject({
+      message: 'This call may cost up to 0.010000 USD (up to 2 images), more than the 0.001000 USD the account has left to spend; ask for less or add funds',
+    });
+    // Once nothing is left, the refusal says so.
+    await holds.reserve(input({ accountId: 'acct_tiny', bounds: { promptTokens: 300, completionTokens: 400 } })); // 1,100: the balance plus the allowance
+    await expect(holds.reserve(input({ accountId: 'acct_tiny' }))).rejects.toMatchObject({ code: 'insufficient_balance', message: 'Insufficient balance: add funds to continue' });
+  });
+
   test('50 concurrent reserves against a tiny key limit hold at most the limit plus the allowance', async () => {
     const limit = { keyLimitMicros: 1_000, keyLimitReset: null };
     const results = await Promise.allSettled(Array.from({ length: 50 }, () => holds.reserve(input(limit))));

@@ -89,11 +89,11 @@ export class SpendHolds {
         wallet_micros: account.wallet_micros,
         credit_micros: account.credit_micros,
         [`holds.${input.requestId}`]: { $exists: false },
-        held_micros: this.heldGuard(account.held_micros, available, worst, amount, insufficientBalance),
+        held_micros: this.heldGuard(account.held_micros, available, worst, amount, (left) => balanceRefusal(left, worst, input.bounds)),
       };
       if (keyLimit) {
         filter[`key_spend.${keyField}.total_micros`] = keyLimit.totalGuard;
-        filter[`key_held_micros.${keyField}`] = this.heldGuard(account.key_held_micros?.[keyField], keyLimit.available, worst, amount, () => keyLimitReached(input));
+        filter[`key_held_micros.${keyField}`] = this.heldGuard(account.key_held_micros?.[keyField], keyLimit.available, worst, amount, (left) => keyLimitRefusal(left, worst, input));
       }
       const hold: SpendHold = { micros: amount, key_hash: keyField, expires_at_ms: this.now().getTime() + this.options.holdTtlMs };
       const $inc: Record<string, number> = { held_micros: amount };
@@ -173,9 +173,9 @@ export class SpendHolds {
    * allowance; a larger grant must fit in what remains alone. As a guard on the held total it holds at write
    * time against every concurrent reserve.
    */
-  private heldGuard(held: number | undefined, available: number, worst: number, amount: number, refusal: () => PaymentRequiredError): unknown {
+  private heldGuard(held: number | undefined, available: number, worst: number, amount: number, refusal: (leftMicros: number) => PaymentRequiredError): unknown {
     const maxHeld = amount > worst ? available - 1 - amount : Math.min(available - 1, available + this.options.allowanceMicros - worst);
-    if ((held ?? 0) > maxHeld) throw refusal();
+    if ((held ?? 0) > maxHeld) throw refusal(available - (held ?? 0));
     // A total not written yet reads as zero; guarding its absence keeps the check exact for the first hold.
     return held === undefined ? { $exists: false } : { $lte: maxHeld };
   }
@@ -183,7 +183,31 @@ export class SpendHolds {
 
 const insufficientBalance = () => new PaymentRequiredError('Insufficient balance: add funds to continue', 'insufficient_balance');
 
-function keyLimitReached(input: ReserveInput): PaymentRequiredError {
-  const period = input.keyLimitReset ? `${input.keyLimitReset} ` : '';
-  return new PaymentRequiredError(`This key has reached its ${period}spending limit of ${microsToUsd(input.keyLimitMicros ?? 0)} USD`, 'key_limit_exceeded');
+/**
+ * A refusal while something is left is about this call's size, not an empty balance: saying "add funds" to an
+ * account with dollars left (a model's whole output priced as the worst case) sends its owner the wrong way.
+ */
+function balanceRefusal(leftMicros: number, worstMicros: number, bounds: TokenCounts): PaymentRequiredError {
+  if (leftMicros <= 0) return insufficientBalance();
+  return new PaymentRequiredError(`${tooLarge(worstMicros, bounds)}, more than the ${microsToUsd(leftMicros)} USD the account has left to spend; ${lessAdvice(bounds)} or add funds`, 'insufficient_balance');
 }
+
+function keyLimitRefusal(leftMicros: number, worstMicros: number, input: ReserveInput): PaymentRequiredError {
+  const period = input.keyLimitReset ? `${input.keyLimitReset} ` : '';
+  const limit = `${period}spending limit of ${microsToUsd(input.keyLimitMicros ?? 0)} USD`;
+  if (leftMicros <= 0) return new PaymentRequiredError(`This key has reached its ${limit}`, 'key_limit_exceeded');
+  return new PaymentRequiredError(`${tooLarge(worstMicros, input.bounds)}, more than the ${microsToUsd(leftMicros)} USD left of this key's ${limit}; ${lessAdvice(input.bounds)} or raise the limit`, 'key_limit_exceeded');
+}
+
+function tooLarge(worstMicros: number, bounds: TokenCounts): string {
+  const parts = [
+    bounds.completionTokens > 0 ? `its prompt and up to ${bounds.completionTokens} output tokens` : '',
+    bounds.images ? `up to ${bounds.images} images` : '',
+    bounds.audioSeconds ? `up to ${bounds.audioSeconds} seconds of audio` : '',
+    bounds.videoSeconds ? `up to ${bounds.videoSeconds} seconds of video` : '',
+  ].filter((p) => p !== '');
+  return `This call may cost up to ${microsToUsd(worstMicros)} USD${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
+}
+
+const lessAdvice = (bounds: TokenCounts) =>
+  bounds.completionTokens > 0 ? 'cap its output (max_completion_tokens, max_tokens or max_output_tokens)' : 'ask for less';
