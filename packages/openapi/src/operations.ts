@@ -18,7 +18,7 @@ const errorAnswers = (plain: boolean) => {
 
 export const pathParam = (name: string, description?: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, ...(description ? { description } : {}) });
 export const queryParam = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
-export const cursorParams = [queryParam('after', str(), 'cursor: the last id of the previous page'), queryParam('limit', int(undefined, { minimum: 1, maximum: 100 }))];
+const cursorParams = [queryParam('after', str(), 'cursor: the last id of the previous page'), queryParam('limit', int(undefined, { minimum: 1, maximum: 100 }))];
 /** The lists of the store's list pages (files, batches, images) also take a sort order. */
 export const orderedCursorParams = [...cursorParams, queryParam('order', oneOf(['desc', 'asc']), 'desc: newest first (the default); asc: oldest first')];
 

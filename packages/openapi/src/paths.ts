@@ -1,4 +1,4 @@
-import { answer, cursorList, cursorParams, dataOf, json, list, op, orderedCursorParams, pathParam, queryParam, sse, unsupported } from './operations';
+import { answer, cursorList, dataOf, json, list, op, orderedCursorParams, pathParam, queryParam, sse, unsupported } from './operations';
 import { anyObject, arr, bool, int, obj, oneOf, ref, str } from './schema-helpers';
 
 const multipart = (schema: string) => ({ 'multipart/form-data': { schema: ref(schema) } });
@@ -118,7 +118,7 @@ export const paths: Record<string, Record<string, unknown>> = {
     post: op({ summary: 'Send a signed webhook.test event to the default URL', tags: ['webhooks'], responses: { 202: answer(dataOf(ref('WebhookTestEvent')), 'Queued') } }),
   },
   '/v1/webhooks/deliveries': {
-    get: op({ summary: 'The delivery log, newest first', tags: ['webhooks'], params: cursorParams, responses: { 200: answer(cursorList('WebhookDeliveryAttempt')) } }),
+    get: op({ summary: 'The delivery log, newest first (order=asc: oldest first)', tags: ['webhooks'], params: orderedCursorParams, responses: { 200: answer(cursorList('WebhookDeliveryAttempt')) } }),
   },
 
   '/v1/images': { get: op({ summary: 'List image records', tags: ['images'], params: orderedCursorParams, responses: { 200: answer(cursorList('ImageRecord')) } }) },

@@ -1,4 +1,4 @@
-import { DuplicateKeyError, type Collection, type Store } from '@gw/store';
+import { DuplicateKeyError, listPage, type Collection, type ListPage, type PageQuery, type Store } from '@gw/store';
 
 /**
  * One delivery attempt, as the account's delivery log shows it. Written `sending` before the request leaves
@@ -18,11 +18,6 @@ export interface DeliveryAttemptDoc {
   error: string | null;
   started_at_ms: number;
   finished_at_ms: number | null;
-}
-
-export interface DeliveryPage {
-  attempts: DeliveryAttemptDoc[];
-  hasMore: boolean;
 }
 
 export class DeliveryLog {
@@ -70,18 +65,8 @@ export class DeliveryLog {
     });
   }
 
-  /** Newest first; `after` is the id of the last attempt of the previous page. */
-  async list(accountId: string, limit: number, after: string | null): Promise<DeliveryPage | null> {
-    const filter: Record<string, unknown> = { account_id: accountId };
-    if (after !== null) {
-      const cursor = await this.attempts.findOne({ _id: after, account_id: accountId });
-      if (!cursor) return null;
-      filter.$or = [
-        { started_at_ms: { $lt: cursor.started_at_ms } },
-        { started_at_ms: cursor.started_at_ms, _id: { $lt: cursor._id } },
-      ];
-    }
-    const found = await this.attempts.find(filter, { sort: { started_at_ms: -1, _id: -1 }, limit: limit + 1 });
-    return { attempts: found.slice(0, limit), hasMore: found.length > limit };
+  /** The account's attempts, newest first unless `query` asks for oldest first, as the other lists page. */
+  list<T extends { id: string }>(accountId: string, query: PageQuery, view: (attempt: DeliveryAttemptDoc) => T): Promise<ListPage<T>> {
+    return listPage(this.attempts, { account_id: accountId }, query, view, 'started_at_ms');
   }
 }

@@ -67,14 +67,20 @@ describe('webhooks HTTP API', () => {
   });
 
   it('malformed bodies are 400s naming the field; an ordinary key may read but not change settings', async () => {
-    expect((await call('PUT', '/v1/webhooks/settings', { url: 42 })).body.error).toMatchObject({ param: 'url' });
-    expect((await call('PUT', '/v1/webhooks/settings', { url: null, rotate_secret: 'yes' })).body.error).toMatchObject({ param: 'rotate_secret' });
-    expect((await call('PUT', '/v1/webhooks/settings', { url: null, secret: 'mine' })).body.error).toMatchObject({ param: 'secret' });
+    expect((await call('PUT', '/v1/webhooks/settings', { url: 42 })).body.error)
+      .toMatchObject({ param: 'url', message: 'url must be an https URL of at most 2048 characters, or null to remove the webhook' });
+    expect((await call('PUT', '/v1/webhooks/settings', {})).body.error).toMatchObject({ param: 'url', message: 'url is required: an https URL, or null to remove the webhook' });
+    expect((await call('PUT', '/v1/webhooks/settings', [])).body.error).toMatchObject({ param: 'body', message: 'Request body must be a JSON object' });
+    expect((await call('PUT', '/v1/webhooks/settings', { url: null, rotate_secret: 'yes' })).body.error).toMatchObject({ param: 'rotate_secret', message: 'rotate_secret must be true or false' });
+    expect((await call('PUT', '/v1/webhooks/settings', { url: null, secret: 'mine' })).body.error).toMatchObject({ param: 'secret', code: 'unknown_parameter' });
     expect((await call('PUT', '/v1/webhooks/settings', { url: `${trusted.receiver.origin}/x` }, ordinary)).status).toBe(403);
     expect((await call('POST', '/v1/webhooks/test', undefined, ordinary)).status).toBe(403);
     expect((await call('GET', '/v1/webhooks/settings', undefined, ordinary)).status).toBe(200);
-    expect((await call('GET', '/v1/webhooks/deliveries?limit=0')).body.error).toMatchObject({ param: 'limit' });
-    expect((await call('GET', '/v1/webhooks/deliveries?after=nope')).body.error).toMatchObject({ param: 'after' });
+    // The delivery log's query reads as the other lists' (files, batches, images) do.
+    expect((await call('GET', '/v1/webhooks/deliveries?limit=0')).body.error).toMatchObject({ param: 'limit', message: 'limit must be an integer from 1 to 100' });
+    expect((await call('GET', '/v1/webhooks/deliveries?limit=1&limit=2')).body.error).toMatchObject({ param: 'limit', message: 'limit must be an integer from 1 to 100' });
+    expect((await call('GET', '/v1/webhooks/deliveries?order=up')).body.error).toMatchObject({ param: 'order' });
+    expect((await call('GET', '/v1/webhooks/deliveries?after=nope')).body.error).toMatchObject({ param: 'after', message: 'after names no item of this list: nope' });
     expect((await call('GET', '/v1/webhooks/nothing-here')).status).toBe(404);
   });
 
@@ -103,6 +109,8 @@ describe('webhooks HTTP API', () => {
     });
     const page2 = await call('GET', `/v1/webhooks/deliveries?limit=2&after=${encodeURIComponent(page1.body.last_id)}`);
     expect(page2.body).toMatchObject({ has_more: false, data: [{ event_id: sent[0] }] });
+    const oldest = await call('GET', '/v1/webhooks/deliveries?order=asc&limit=2');
+    expect(oldest.body).toMatchObject({ has_more: true, first_id: `${sent[0]}:1`, last_id: `${sent[1]}:1` });
     // Another account sees none of it.
     expect((await call('GET', '/v1/webhooks/deliveries', undefined, identityOf('acct_other'))).body.data).toEqual([]);
   });

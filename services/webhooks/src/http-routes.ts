@@ -1,25 +1,23 @@
 import { Router, type Request } from 'express';
-import { InputError, NotFoundError, requireIdentity } from '@gw/platform';
-import { z } from 'zod';
+import { InputError, NotFoundError, rejectUnknownFields, requireIdentity } from '@gw/platform';
+import { pageQuery } from '@gw/store';
 import type { Caller, PutSettingsInput, WebhooksService } from './webhooks-service';
 
-const putSettingsSchema = z.strictObject({
-  url: z.string().max(2048).nullable(),
-  rotate_secret: z.boolean().default(false),
-});
+const SETTINGS_FIELDS: ReadonlySet<string> = new Set(['url', 'rotate_secret']);
+const MAX_URL_CHARS = 2048;
 
-const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  after: z.string().min(1).max(300).optional(),
-});
-
-/** The first offending field names the 400's `param`. */
-function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const param = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.map(String).join('.') || null;
-  throw new InputError(`Invalid ${what}: ${param ?? 'body'}: ${issue.message}`, param);
+/** `PUT /v1/webhooks/settings`: `{url, rotate_secret?}`, each refused with a 400 naming it. */
+function settingsInput(body: unknown): PutSettingsInput {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InputError('Request body must be a JSON object', 'body');
+  const fields = body as Record<string, unknown>;
+  rejectUnknownFields(fields, SETTINGS_FIELDS);
+  const { url, rotate_secret: rotate = false } = fields;
+  if (url === undefined) throw new InputError('url is required: an https URL, or null to remove the webhook', 'url');
+  if (url !== null && (typeof url !== 'string' || url.length > MAX_URL_CHARS)) {
+    throw new InputError(`url must be an https URL of at most ${MAX_URL_CHARS} characters, or null to remove the webhook`, 'url');
+  }
+  if (typeof rotate !== 'boolean') throw new InputError('rotate_secret must be true or false', 'rotate_secret');
+  return { url, rotate_secret: rotate };
 }
 
 function callerOf(req: Request): Caller {
@@ -36,8 +34,7 @@ export function webhooksRouter(service: WebhooksService): Router {
   });
 
   router.put('/v1/webhooks/settings', async (req, res) => {
-    const input: PutSettingsInput = parse(putSettingsSchema, req.body ?? {}, 'webhook settings');
-    res.json({ data: await service.putSettings(callerOf(req), input) });
+    res.json({ data: await service.putSettings(callerOf(req), settingsInput(req.body ?? {})) });
   });
 
   router.post('/v1/webhooks/test', async (req, res) => {
@@ -45,8 +42,7 @@ export function webhooksRouter(service: WebhooksService): Router {
   });
 
   router.get('/v1/webhooks/deliveries', async (req, res) => {
-    const query = parse(listQuerySchema, req.query, 'query');
-    res.json(await service.deliveries(callerOf(req), query.limit, query.after ?? null));
+    res.json(await service.deliveries(callerOf(req), pageQuery(req.query)));
   });
 
   router.all(['/v1/webhooks', '/v1/webhooks/{*rest}'], (req) => {

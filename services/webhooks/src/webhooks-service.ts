@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
 import { currentTraceparent, InputError, PermissionError } from '@gw/platform';
+import type { ListPage, PageQuery } from '@gw/store';
 import type { CallbackIntake } from './callback-intake';
 import type { DeliveryAttemptDoc, DeliveryLog } from './delivery-log';
 import type { SettingsStore, WebhookSettingsDoc } from './settings-store';
@@ -34,14 +35,6 @@ export interface DeliveryView {
   latency_ms: number | null;
   error: string | null;
   created_at: string;
-}
-
-export interface DeliveryList {
-  object: 'list';
-  data: DeliveryView[];
-  first_id: string | null;
-  last_id: string | null;
-  has_more: boolean;
 }
 
 export interface WebhooksServiceDeps {
@@ -100,10 +93,7 @@ export class WebhooksService {
     return { event_id: eventId, event: 'webhook.test', url: accepted?.url ?? current.url, status: 'queued' };
   }
 
-  async deliveries(caller: Caller, limit: number, after: string | null): Promise<DeliveryList> {
-    const page = await this.deps.log.list(caller.accountId, limit, after);
-    if (!page) throw new InputError('No delivery attempt with this id', 'after', 'invalid_cursor');
-    const data = page.attempts.map(deliveryView);
-    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: page.hasMore };
+  deliveries(caller: Caller, query: PageQuery): Promise<ListPage<DeliveryView>> {
+    return this.deps.log.list(caller.accountId, query, deliveryView);
   }
 }
