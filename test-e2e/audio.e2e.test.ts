@@ -113,6 +113,15 @@ describe('audio through the edge (processes: Kafka + MongoDB-wire)', () => {
   });
 
   it.each([
+    [{ mime_type: 'constructor' }, 'mime_type'],
+    [{ audio_data: 'data:__proto__;base64,AAAA' }, 'audio_data'],
+  ])('a type name every object has (%j) is not an audio type', async (over, param) => {
+    const res = await call('POST', '/audio/transcriptions', { model: E2E_TRANSCRIBE_MODEL, audio_data: wav.toString('base64'), ...over });
+    expectEnvelope(res, 400, 'invalid_value', param);
+    expect(res.body.error.message).toMatch(/is not an audio type the gateway takes$/);
+  });
+
+  it.each([
     [{ temperature: 3 }, 'temperature'],
     [{ hotwords: 'fox' }, 'hotwords'],
     [{ enable_itn: true }, 'enable_itn'],

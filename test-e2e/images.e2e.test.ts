@@ -101,6 +101,26 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
     expectEnvelope(await call('GET', `/images/${id}/content`), 404, 'image_not_found');
   });
 
+  // Before, a file part named __proto__ ended the media process (the whole gateway in single-process mode); a
+  // text field so named vanished, and one named constructor was "a function Object()".
+  it.each([
+    ['a file part named __proto__', (form: FormData) => form.append('__proto__', new Blob([PNG_MAGIC], { type: 'image/png' }), 'x.png'), '__proto__'],
+    ['a text field named __proto__', (form: FormData) => form.append('__proto__', '1'), '__proto__'],
+    ['a text field named constructor', (form: FormData) => form.append('constructor', '1'), 'constructor'],
+  ])('an edit with %s is a 400 naming it, sent nowhere, and the gateway serves on', async (_what, add, param) => {
+    const form = new FormData();
+    form.append('model', E2E_IMAGE_MODEL);
+    form.append('prompt', 'x');
+    form.append('image', new Blob([PNG_MAGIC], { type: 'image/png' }), 'a.png');
+    add(form);
+    const upstream = await stack.simulatorRequestCount();
+    const res = await fetch(`${stack.baseURL}/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${stack.key}` }, body: form });
+    expectEnvelope({ status: res.status, headers: res.headers, body: await res.json() }, 400, 'unknown_parameter', param);
+    expectEnvelope(await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'x', [param]: 1 }), 400, 'unknown_parameter', param);
+    expect(await stack.simulatorRequestCount()).toBe(upstream);
+    expect((await call('GET', '/images?limit=1')).status).toBe(200);
+  });
+
   it('edits by asset reference; another account cannot use the asset', async () => {
     const gen = await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'source' });
     const asset = `asset://${gen.body.data[0].id}`;

@@ -86,6 +86,18 @@ describe('readForm', () => {
     expect(await send(body)).toEqual({ status: 400, body: { code, param } });
   });
 
+  // Before, a file part named __proto__ pushed onto Object.prototype and threw in a stream handler, ending the
+  // process; a field named so set the form's prototype, and one named constructor held Object's function.
+  it('keeps parts named like Object.prototype\'s members as the parts they are, and serves on', async () => {
+    const body = `${part('constructor', 'c')}\r\n${part('__proto__', 'p')}\r\n${part('__proto__', 'RIFF', 'a.wav')}\r\n--${BOUNDARY}--\r\n`;
+    const res = await send(body);
+    expect(res.status).toBe(200);
+    const { fields, files } = res.body as { fields: object; files: object };
+    expect(Object.entries(fields)).toEqual([['constructor', 'c'], ['__proto__', 'p']]);
+    expect(Object.entries(files)).toEqual([['__proto__', ['RIFF']]]);
+    expect((await send(`${part('model', 'm')}\r\n--${BOUNDARY}--\r\n`)).status).toBe(200);
+  });
+
   it('refuses a file over its bound with a 413', async () => {
     const res = await send(`${part('file', 'x'.repeat(LIMITS.maxFileBytes + 1), 'a.wav')}\r\n--${BOUNDARY}--\r\n`);
     expect(res.status).toBe(413);

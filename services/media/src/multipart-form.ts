@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { checkUploadFilename, InputError, isMultipartForm, PayloadTooLargeError, UnsupportedMediaTypeError, pipeRequestInto } from '@gw/platform';
+import { fieldTypeOf, type FieldType } from './validation/request-fields';
 
 export interface FormFile {
   bytes: Buffer;
@@ -8,6 +9,10 @@ export interface FormFile {
   mimeType: string;
 }
 
+/**
+ * Parts by name, in objects without a prototype: a part may be named `__proto__` or `constructor`, and is then
+ * an own entry like any other (for the routes to refuse as unknown), never an `Object.prototype` member.
+ */
 export interface ReceivedForm {
   /** Text fields; a repeated name (`timestamp_granularities[]`) keeps every value. */
   fields: Record<string, string | string[]>;
@@ -32,7 +37,7 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
     } catch {
       return reject(new InputError('The multipart body has no boundary', null, 'invalid_multipart'));
     }
-    const form: ReceivedForm = { fields: {}, files: {} };
+    const form: ReceivedForm = { fields: Object.create(null) as ReceivedForm['fields'], files: Object.create(null) as ReceivedForm['files'] };
     let failed: Error | null = null;
     const fail = (err: Error) => {
       failed ??= err;
@@ -80,8 +85,14 @@ export function readForm(req: IncomingMessage, limits: { maxFileBytes: number; m
   });
 }
 
+/** A form's text fields as a request body, each read as the type `table` gives it (others as strings). */
+export function formFields(form: ReceivedForm, table: Readonly<Record<string, FieldType>>): Record<string, unknown> {
+  // fromEntries makes each an own entry: an assignment to `body.__proto__` would set the body's prototype instead.
+  return Object.fromEntries(Object.entries(form.fields).map(([name, value]) => [name, formValue(value, fieldTypeOf(table, name) ?? 'string')]));
+}
+
 /** A text field read as JSON-like input: booleans and numbers the way a form sends them. */
-export function formValue(value: string | string[], type: string): unknown {
+function formValue(value: string | string[], type: string): unknown {
   if (Array.isArray(value)) return value;
   if (type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
   if (type === 'integer' || type === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;

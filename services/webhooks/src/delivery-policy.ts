@@ -13,4 +13,4 @@ export const DELIVERY_POLICIES: Record<CallbackKind, DeliveryPolicy> = {
   video: { timeoutMs: 30_000, attempts: 3, backoffMs: [1_000, 3_000] },
 };
 
-export const isCallbackKind = (kind: string): kind is CallbackKind => kind in DELIVERY_POLICIES;
+export const isCallbackKind = (kind: string): kind is CallbackKind => Object.hasOwn(DELIVERY_POLICIES, kind);

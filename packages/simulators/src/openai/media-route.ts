@@ -120,7 +120,7 @@ export function createMediaRoutes(opts: { latencyMs: (req: http.IncomingMessage)
     if (!input) return sendJson(res, 400, openAIErrorBody("Missing required parameter: 'input'.", 'invalid_request_error', 'input', 'missing_required_parameter'));
     if (typeof f.voice !== 'string' || !f.voice) return sendJson(res, 400, openAIErrorBody("Missing required parameter: 'voice'.", 'invalid_request_error', 'voice', 'missing_required_parameter'));
     const format = typeof f.response_format === 'string' ? f.response_format : 'mp3';
-    if (!(format in SPEECH_TYPES)) return sendJson(res, 400, openAIErrorBody(`Invalid response_format '${format}'.`, 'invalid_request_error', 'response_format', 'invalid_value'));
+    if (!Object.hasOwn(SPEECH_TYPES, format)) return sendJson(res, 400, openAIErrorBody(`Invalid response_format '${format}'.`, 'invalid_request_error', 'response_format', 'invalid_value'));
     const speed = typeof f.speed === 'number' ? f.speed : 1;
     const pcm = tonePcm(Math.max(0.2, input.length / CHARS_PER_SECOND / speed));
     // The simulator encodes PCM only: every format but `pcm` carries it in a WAV container.
@@ -158,8 +158,9 @@ function clock(seconds: number, sep: string): string {
 /** Multipart fields and files, parsed the way the fetch API does. */
 async function readForm(req: http.IncomingMessage, raw: Buffer) {
   const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': req.headers['content-type']! } }).formData();
-  const fields: Record<string, unknown> = {};
-  const files: Record<string, { bytes: Buffer; type: string; name: string }[]> = {};
+  // Without a prototype, a part named __proto__ or constructor is an entry like any other.
+  const fields: Record<string, unknown> = Object.create(null);
+  const files: Record<string, { bytes: Buffer; type: string; name: string }[]> = Object.create(null);
   for (const [name, value] of form.entries()) {
     if (typeof value === 'string') fields[name] = value;
     else (files[name] ??= []).push({ bytes: Buffer.from(await value.arrayBuffer()), type: value.type, name: value.name });

@@ -64,7 +64,7 @@ function instant(query: Record<string, unknown>, name: string): number | undefin
 /** Parses and bounds the query string; `from` rounds down and `to` up to whole intervals (UTC). */
 export function parseUsageQuery(query: Record<string, unknown>, nowMs: number): UsageQuery {
   const intervalText = single(query, 'interval') ?? 'hour';
-  if (!(intervalText in INTERVAL_MS)) throw new InputError('interval must be one of minute, hour, day', 'interval');
+  if (!Object.hasOwn(INTERVAL_MS, intervalText)) throw new InputError('interval must be one of minute, hour, day', 'interval');
   const interval = intervalText as UsageInterval;
   const step = INTERVAL_MS[interval];
   const to = instant(query, 'to') ?? nowMs;
@@ -78,7 +78,7 @@ export function parseUsageQuery(query: Record<string, unknown>, nowMs: number): 
   const groupText = single(query, 'group_by') ?? '';
   const names = groupText === '' ? [] : groupText.split(',').map((s) => s.trim());
   for (const n of names) {
-    if (!(n in GROUPINGS)) throw new InputError(`group_by takes a comma-separated list of ${Object.keys(GROUPINGS).join(', ')}`, 'group_by');
+    if (!Object.hasOwn(GROUPINGS, n)) throw new InputError(`group_by takes a comma-separated list of ${Object.keys(GROUPINGS).join(', ')}`, 'group_by');
   }
   return { fromMs, toMs, interval, groupBy: [...new Set(names)] as Grouping[] };
 }

@@ -110,6 +110,10 @@ describe.each(STORE_ENGINES)('GET /v1/usage (%s store, usage through the bus)', 
     ['from=2026-11-02T00:00:00', 'from'],
     ['group_by=model,colour', 'group_by'],
     ['interval=day&interval=hour', 'interval'],
+    // Names every object has (its prototype's) are not intervals or groupings either.
+    ['interval=constructor', 'interval'],
+    ['group_by=toString', 'group_by'],
+    ['group_by=model,__proto__', 'group_by'],
   ])('bad input %s: 400 naming %s', async (query, param) => {
     const { status, body } = await get(service.httpPort, `/v1/usage?${query}`);
     expect(status).toBe(400);

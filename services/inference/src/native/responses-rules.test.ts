@@ -115,6 +115,7 @@ describe('validateResponsesRequest', () => {
     ['instructions that are not a string', { ...BASE, instructions: 5 }, 'instructions'],
     ['top_logprobs without the logprobs include', { ...BASE, top_logprobs: 5 }, 'top_logprobs'],
     ['an unknown include value', { ...BASE, include: ['reasoning.encrypted_content', 'everything'] }, 'include[1]'],
+    ['an include value every object has', { ...BASE, include: ['constructor'] }, 'include[0]', /^include\[0\] must be one of web_search_call/],
     ['include of file_search results without a file_search tool', { ...BASE, include: ['file_search_call.results'] }, 'include[0]'],
     ['include of web search sources with only a function tool', { ...BASE, tools: [{ type: 'function', name: 'f' }], include: ['web_search_call.action.sources'] }, 'include[0]'],
     ['include of code interpreter outputs without that tool', { ...BASE, include: ['code_interpreter_call.outputs'] }, 'include[0]'],
@@ -134,10 +135,12 @@ describe('validateResponsesRequest', () => {
     ['prompt variables nested 5,000 levels', { ...BASE, prompt: { id: 'p', variables: nested(5000) } }, 'prompt.variables'],
     ['input nested 5,000 levels', { ...BASE, input: [{ role: 'user', content: [{ type: 'input_text', text: 'x', deep: nested(5000) }] }] }, 'input'],
     ['a vendor field nested 5,000 levels', { ...BASE, vendor: nested(5000) }, 'vendor'],
-  ])('answers 400 for %s, naming the param', (_name, body, param) => {
+  ])('answers 400 for %s, naming the param', (_name, body, param, ...message: RegExp[]) => {
     const err = catchError(() => validateResponsesRequest(body));
     expect(err).toBeInstanceOf(InputError);
     expect(err).toMatchObject({ status: 400, param });
+    // A rest parameter, so that jest does not take a fourth parameter for its done callback.
+    for (const m of message) expect((err as InputError).message).toMatch(m);
   });
 });
 

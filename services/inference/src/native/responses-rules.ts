@@ -192,7 +192,7 @@ function checkInclude(include: unknown, tools: unknown): void {
   const toolTypes = Array.isArray(tools) ? tools.map((t) => String((t as Body).type)) : [];
   (include as string[]).forEach((value, i) => {
     const p = `include[${i}]`;
-    check(value in INCLUDE_NEEDS_TOOL, p, `${p} must be one of ${Object.keys(INCLUDE_NEEDS_TOOL).join(', ')}`);
+    check(Object.hasOwn(INCLUDE_NEEDS_TOOL, value), p, `${p} must be one of ${Object.keys(INCLUDE_NEEDS_TOOL).join(', ')}`);
     const tool = INCLUDE_NEEDS_TOOL[value];
     if (tool) check(toolTypes.some((t) => t.startsWith(tool)), p, `${p} (${value}) needs a ${tool} tool in tools`);
   });

@@ -10,12 +10,17 @@ const SIGNATURES: Record<string, (b: Buffer) => boolean> = {
   mp4: (b) => b.toString('ascii', 4, 8) === 'ftyp',
 };
 
-export const AUDIO_MIME_TYPES: Record<string, keyof typeof SIGNATURES> = {
+const AUDIO_MIME_TYPES: Record<string, keyof typeof SIGNATURES> = {
   'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/vnd.wave': 'wav',
   'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/mpga': 'mp3',
   'audio/ogg': 'ogg', 'audio/opus': 'ogg', 'audio/flac': 'flac', 'audio/x-flac': 'flac', 'audio/webm': 'webm',
   'audio/mp4': 'mp4', 'audio/m4a': 'mp4', 'audio/x-m4a': 'mp4', 'video/mp4': 'mp4',
 };
+
+/** The container a media type names, or undefined when it is none the gateway takes (the table's own entries only). */
+export function audioFormatOf(mimeType: string): string | undefined {
+  return Object.hasOwn(AUDIO_MIME_TYPES, mimeType) ? AUDIO_MIME_TYPES[mimeType] : undefined;
+}
 
 /** The container the bytes actually are, or null when none of the accepted ones. */
 export function sniffAudio(bytes: Buffer): string | null {

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { EventStreamWriter, InputError, isMultipartForm, requireIdentity } from '@gw/platform';
 import type { ImageInputs } from '../images/image-inputs';
-import { formValue, readForm } from '../multipart-form';
+import { formFields, readForm } from '../multipart-form';
 import { NATIVE_PARAMS_HEADER, wantsNativeParams } from '../native/native-params';
 import { TRANSCRIPTION_FIELDS } from './audio-fields';
 import type { AudioSources } from './audio-source';
@@ -75,8 +75,7 @@ function jsonBody(body: unknown): Record<string, unknown> {
 
 async function formBody(req: Request, maxAudioBytes: number) {
   const form = await readForm(req, { maxFileBytes: maxAudioBytes, maxFiles: 1 });
-  const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(form.fields)) body[name] = formValue(value, TRANSCRIPTION_FIELDS[name] ?? 'string');
+  const body = formFields(form, TRANSCRIPTION_FIELDS);
   for (const name of Object.keys(form.files)) if (name !== 'file') throw new InputError(`Unrecognized file field: ${name}`, name, 'unknown_parameter');
   return { body, file: form.files.file?.[0] };
 }

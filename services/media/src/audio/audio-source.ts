@@ -2,7 +2,7 @@ import { OutboundRequestError, type GuardedHttpClient } from '@gw/net-guard';
 import { InputError, PayloadTooLargeError } from '@gw/platform';
 import type { AudioInput } from '@gw/provider-spec';
 import type { FormFile } from '../multipart-form';
-import { AUDIO_MIME_TYPES, sniffAudio } from './audio-media';
+import { audioFormatOf, sniffAudio } from './audio-media';
 
 /**
  * The audio of a transcription, from exactly one of: a multipart `file`, a `file_url` (fetched through the
@@ -18,13 +18,13 @@ export class AudioSources {
     if (given.length === 0) throw new InputError('Give the audio as file, file_url or audio_data', 'file', 'missing_required_parameter');
     if (given.length > 1) throw new InputError(`Give exactly one of file, file_url and audio_data (got ${given.join(', ')})`, given[1], 'invalid_request');
     const declared = typeof body.mime_type === 'string' ? body.mime_type.toLowerCase() : undefined;
-    if (declared !== undefined && !(declared in AUDIO_MIME_TYPES)) throw new InputError(`mime_type ${declared} is not an audio type the gateway takes`, 'mime_type', 'invalid_value');
+    if (declared !== undefined && audioFormatOf(declared) === undefined) throw new InputError(`mime_type ${declared} is not an audio type the gateway takes`, 'mime_type', 'invalid_value');
     if (file) return this.checked(file.bytes, declared ?? file.mimeType.toLowerCase(), declared ? 'mime_type' : 'file', file.filename);
     if (body.file_url !== undefined) {
       if (declared === undefined) throw new InputError('mime_type is required with file_url', 'mime_type', 'missing_required_parameter');
       const fetched = await this.fetch(body.file_url as string);
       const served = (fetched.contentType ?? '').split(';')[0].trim().toLowerCase();
-      if (served && served !== 'application/octet-stream' && AUDIO_MIME_TYPES[served] !== AUDIO_MIME_TYPES[declared]) {
+      if (served && served !== 'application/octet-stream' && audioFormatOf(served) !== audioFormatOf(declared)) {
         throw new InputError(`mime_type ${declared} does not match the media at file_url (served as ${served})`, 'mime_type', 'mime_type_mismatch');
       }
       return this.checked(fetched.body, declared, 'mime_type', fileName(body.file_url as string));
@@ -54,7 +54,7 @@ export class AudioSources {
     // An upload with no real type (curl's default, many SDKs') is taken for what its bytes are.
     const generic = declaredType === '' || declaredType === 'application/octet-stream';
     const mimeType = generic ? CANONICAL_TYPE[sniffAudio(bytes) ?? ''] ?? declaredType : declaredType;
-    const expected = AUDIO_MIME_TYPES[mimeType];
+    const expected = audioFormatOf(mimeType);
     if (!expected) throw new InputError(`${param}: ${mimeType || 'no type'} is not an audio type the gateway takes`, param, 'invalid_value');
     if (bytes.length > this.limits.maxBytes) throw new PayloadTooLargeError(`The audio is larger than ${this.limits.maxBytes} bytes`);
     const actual = sniffAudio(bytes);

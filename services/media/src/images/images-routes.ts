@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { EventStreamWriter, InputError, isMultipartForm, requireIdentity, streamAnswer } from '@gw/platform';
 import { pageQuery } from '@gw/store';
-import { formValue, readForm } from '../multipart-form';
+import { formFields, readForm } from '../multipart-form';
 import { nativeImages } from '../native/native-images';
 import { NATIVE_PARAMS_HEADER, wantsNativeParams } from '../native/native-params';
 import { IMAGE_FIELDS, MAX_INPUT_IMAGES } from './image-fields';
@@ -75,8 +75,7 @@ function jsonBody(body: unknown): Record<string, unknown> {
 /** A multipart edit, as OpenAI clients send it: text fields typed by the field table, `image`/`image[]` and `mask` files. */
 async function formBody(req: Request, deps: ImagesRoutesDeps): Promise<{ body: Record<string, unknown>; files: ImageFiles }> {
   const form = await readForm(req, { maxFileBytes: deps.maxImageBytes, maxFiles: MAX_INPUT_IMAGES + 1 });
-  const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(form.fields)) body[name] = formValue(value, IMAGE_FIELDS[name] ?? 'string');
+  const body = formFields(form, IMAGE_FIELDS);
   const images = (form.files.image ?? []).map((f, i) => deps.inputs.checked(f.bytes, f.mimeType, `image[${i}]`, f.filename));
   const maskFile = form.files.mask?.[0];
   for (const name of Object.keys(form.files)) if (name !== 'image' && name !== 'mask') throw new InputError(`Unrecognized file field: ${name}`, name, 'unknown_parameter');

@@ -30,6 +30,14 @@ export function typeMatches(type: string, value: unknown): boolean {
 }
 
 /**
+ * The type a field table gives `name`, or undefined for a name it does not hold. Its own entries only: a body
+ * field named `constructor` or `__proto__` is no field, not a member every object has.
+ */
+export function fieldTypeOf(table: Readonly<Record<string, FieldType>>, name: string): FieldType | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
+/**
  * Checks a request's fields against the endpoint's field table (spec types) and then the model's
  * `parameter_schema` (type, options, min, max, max_items). Every failure is a 400 naming the field: a field
  * the endpoint does not have, a field the model does not accept, a value out of its bounds. The `always`
@@ -39,11 +47,11 @@ export function typeMatches(type: string, value: unknown): boolean {
 export function checkFields(fields: Record<string, unknown>, table: Readonly<Record<string, FieldType>>, model: CatalogModel, always: readonly string[]): void {
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    const type = table[name];
+    const type = fieldTypeOf(table, name);
     if (!type) throw unknownParameterError(name);
     const jsonType = type === 'data' || type === 'id' ? 'string' : type;
     if (!typeMatches(type, value)) throw new InputError(`${name} must be ${article(jsonType)} ${jsonType}`, name, 'invalid_type');
-    const spec = model.parameter_schema[name];
+    const spec = Object.hasOwn(model.parameter_schema, name) ? model.parameter_schema[name] : undefined;
     if (!spec && !always.includes(name)) throw new InputError(`${name} is not supported by model '${model.id}'`, name, 'unsupported_parameter');
     if (spec) {
       if (!typeMatches(spec.type, value)) throw new InputError(`${name} must be ${article(spec.type)} ${spec.type} for model '${model.id}'`, name, 'invalid_type');
