@@ -160,6 +160,9 @@ describe('batches and files through the edge (embedded)', () => {
     ['execution', { execution: 'provider' }],
     ['metadata', { metadata: 'x' }],
     ['input_file_id', { input_file_id: 'file-missing' }],
+    // OpenAI's output expiry the gateway does not honour, and a misspelt field: refused, never ignored.
+    ['output_expires_after', { output_expires_after: { anchor: 'created_at', seconds: 3600 } }],
+    ['callbackurl', { callbackurl: 'https://hooks.example.com/x' }],
   ])('refuses a bad %s with a 4xx naming it', async (param, override) => {
     const file = await upload(stack.openai, jsonl([line('a', 'x')]));
     const res = await api(stack.baseURL, 'POST', '/batches', {

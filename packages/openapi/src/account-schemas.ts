@@ -54,10 +54,11 @@ export const accountSchemas: Record<string, Schema> = {
     input_file_id: str(), endpoint: oneOf(['/v1/chat/completions']), completion_window: oneOf(['24h']),
     execution: oneOf(['auto', 'provider', 'platform'], 'default auto'), callback_url: str('HTTPS; private and loopback addresses are rejected', { format: 'uri' }),
     metadata: keyValueMetadata(),
-  }, ['input_file_id', 'endpoint', 'completion_window']),
+  }, ['input_file_id', 'endpoint', 'completion_window'], 'Any other field is a 400 `unknown_parameter`.', { additionalProperties: false }),
 
   WebhookSettings: obj({ url: orNull(str()), has_secret: bool(), updated_at: orNull(str()), secret: str('shown only when made') }, ['url', 'has_secret', 'updated_at']),
-  WebhookSettingsUpdate: obj({ url: orNull(str('HTTPS callback URL', { format: 'uri' })), rotate_secret: bool() }, ['url']),
+  WebhookSettingsUpdate: obj({ url: orNull(str('HTTPS callback URL', { format: 'uri' })), rotate_secret: bool() }, ['url'],
+    'Any other field is a 400 `unknown_parameter`.', { additionalProperties: false }),
   WebhookTestEvent: obj({ event_id: str(), event: oneOf(['webhook.test']), url: str(), status: oneOf(['queued']) }, ['event_id', 'event', 'url', 'status']),
   WebhookDeliveryAttempt: obj({
     id: str(), object: oneOf(['webhook.delivery_attempt']), event_id: str(), event: str(), url: str(), status: oneOf(['sending', 'succeeded', 'failed']),

@@ -1,5 +1,5 @@
 import { BATCH_EXECUTION_PREFERENCES, type BatchExecutionPreference } from '@gw/catalog';
-import { InputError, parseKeyValueMetadata } from '@gw/platform';
+import { InputError, parseKeyValueMetadata, rejectUnknownFields } from '@gw/platform';
 
 /** The one endpoint and window batches offer (spec: Batch endpoints). */
 export const BATCH_ENDPOINT = '/v1/chat/completions';
@@ -14,6 +14,8 @@ export interface CreateBatchRequest {
   metadata: Record<string, string> | null;
 }
 
+const CREATE_FIELDS: ReadonlySet<string> = new Set(['input_file_id', 'endpoint', 'completion_window', 'execution', 'callback_url', 'metadata']);
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function check(ok: boolean, param: string, message: string): void {
@@ -24,6 +26,7 @@ function check(ok: boolean, param: string, message: string): void {
 export function parseCreateBatch(body: unknown): CreateBatchRequest {
   check(isObject(body), 'body', 'The body must be a JSON object');
   const b = body as Record<string, unknown>;
+  rejectUnknownFields(b, CREATE_FIELDS, { output_expires_after: 'output files expire as every file of the gateway does, after FILE_EXPIRES_AFTER_S' });
   check(typeof b.input_file_id === 'string' && b.input_file_id.length > 0 && b.input_file_id.length <= 200, 'input_file_id', 'input_file_id is required: the id of an uploaded file with purpose "batch"');
   check(b.endpoint === BATCH_ENDPOINT, 'endpoint', `endpoint must be "${BATCH_ENDPOINT}"`);
   check(b.completion_window === COMPLETION_WINDOW, 'completion_window', `completion_window must be "${COMPLETION_WINDOW}"`);
