@@ -47,4 +47,11 @@ describe('media in an archived body is described, never kept', () => {
     expect(JSON.stringify(archivableCopy(nested))).not.toContain('sk-0123456789abcdef0123');
     expect(JSON.stringify(archivableCopy(nested))).toContain(REDACTED);
   });
+
+  test('a caller\'s __proto__ key is archived as the field it is, redacted like any other', () => {
+    const body = JSON.parse('{"extra_body":{"__proto__":{"api_key":"sk-live-0123456789abcdef","note":"x"}}}') as Record<string, unknown>;
+    const copy = archivableCopy(body) as { extra_body: Record<string, unknown> };
+    expect(Object.getPrototypeOf(copy.extra_body)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(copy))).toEqual(JSON.parse(`{"extra_body":{"__proto__":{"api_key":"${REDACTED}","note":"x"}}}`));
+  });
 });

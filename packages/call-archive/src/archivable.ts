@@ -1,3 +1,4 @@
+import { setOwnEntry } from '@gw/platform';
 import { describeBinary, describeString } from './inline-media';
 import { isCredentialField, REDACTED, redactText } from './redact';
 
@@ -18,6 +19,6 @@ export function archivableCopy(value: unknown, depth = 0, key = ''): unknown {
   if (value instanceof Uint8Array) return describeBinary(value);
   if (Array.isArray(value)) return value.map((v) => archivableCopy(v, depth + 1, key));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = isCredentialField(k) ? REDACTED : archivableCopy(v, depth + 1, k);
+  for (const [k, v] of Object.entries(value)) setOwnEntry(out, k, isCredentialField(k) ? REDACTED : archivableCopy(v, depth + 1, k));
   return out;
 }

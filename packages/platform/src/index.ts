@@ -17,6 +17,7 @@ export * from './ids';
 export * from './key-value-metadata';
 export * from './upload-filename';
 export * from './unknown-fields';
+export * from './own-entry';
 export * from './logger';
 export * from './metrics';
 export * from './money';

@@ -110,6 +110,20 @@ describe.each([
       expect(await users.findOne({ _id: 'missing' })).toBeNull();
     });
 
+    // Callers' free-form objects (metadata, archived request bodies) may hold any key: an own `__proto__` stays
+    // a field, never the prototype of the stored copy (an assignment would set that and drop the field).
+    it('keeps fields named like Object.prototype\'s members as fields', async () => {
+      const notes = store.collection<Doc & { meta: Record<string, unknown> }>('notes');
+      const meta = JSON.parse('{"__proto__":{"polluted":true},"constructor":"c","toString":"t","a":1}') as Record<string, unknown>;
+      const inserted = await notes.insertOne({ _id: 'n1', meta });
+      const found = await notes.findOne({ _id: 'n1' });
+      for (const doc of [inserted, found]) {
+        expect(Object.getPrototypeOf(doc!.meta)).toBe(Object.prototype);
+        expect(Object.entries(doc!.meta)).toEqual([['__proto__', { polluted: true }], ['constructor', 'c'], ['toString', 't'], ['a', 1]]);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
     it('refuses a document without a string _id', async () => {
       const users = store.collection<Doc>('users');
       await expect(users.insertOne({} as Doc)).rejects.toThrow(TypeError);

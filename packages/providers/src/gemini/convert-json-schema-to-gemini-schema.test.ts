@@ -47,6 +47,12 @@ describe('convertJsonSchemaToGeminiSchema', () => {
     expect(convertJsonSchemaToGeminiSchema(schema, 'p')).toEqual(expected);
   });
 
+  it('keeps a property named __proto__ as a property', () => {
+    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}}') as Record<string, unknown>;
+    const converted = convertJsonSchemaToGeminiSchema(schema, 'p');
+    expect(JSON.stringify(converted)).toBe('{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}}');
+  });
+
   it.each([
     ['a recursive $ref', { type: 'object', properties: { child: { $ref: '#/$defs/Node' } }, $defs: { Node: { type: 'object', properties: { child: { $ref: '#/$defs/Node' } } } } }],
     ['a remote $ref', { $ref: 'https://example.com/schema.json' }],

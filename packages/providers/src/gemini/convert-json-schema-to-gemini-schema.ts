@@ -1,4 +1,4 @@
-import { InputError } from '@gw/platform';
+import { InputError, setOwnEntry } from '@gw/platform';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -67,7 +67,7 @@ class SchemaConverter {
 
     if (isObject(schema.properties)) {
       const properties: JsonSchema = {};
-      for (const [name, value] of Object.entries(schema.properties)) properties[name] = this.convert(value, refStack);
+      for (const [name, value] of Object.entries(schema.properties)) setOwnEntry(properties, name, this.convert(value, refStack));
       if (Object.keys(properties).length > 0) out.properties = properties;
     }
     if (schema.items !== undefined) out.items = this.convert(Array.isArray(schema.items) ? schema.items[0] : schema.items, refStack);

@@ -10,7 +10,8 @@ export function isArrayIndex(segment: string): boolean {
 
 export function splitPath(path: string): string[] {
   const segments = path.split('.');
-  if (segments.some((s) => s === '')) throw new Error(`Invalid field path '${path}'`);
+  // `__proto__` would walk into (and an update write to) Object.prototype rather than a field.
+  if (segments.some((s) => s === '' || s === '__proto__')) throw new Error(`Invalid field path '${path}'`);
   return segments;
 }
 

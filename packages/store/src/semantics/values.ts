@@ -3,6 +3,8 @@
  * driver applies when it serialises a document. Engine-independent; the embedded engine builds on it.
  */
 
+import { setOwnEntry } from '@gw/platform';
+
 export type PlainObject = Record<string, unknown>;
 
 export function isPlainObject(v: unknown): v is PlainObject {
@@ -142,7 +144,7 @@ export function toStoredValue(v: unknown, path = ''): unknown {
     if (!Object.hasOwn(v, k)) continue;
     const el = (v as PlainObject)[k];
     if (typeof el === 'function') continue;
-    out[k] = storedChild(el, path, k);
+    setOwnEntry(out, k, storedChild(el, path, k));
   }
   return out;
 }
@@ -182,6 +184,6 @@ export function cloneValue<V>(v: V): V {
   if (v instanceof Date) return new Date(v.getTime()) as V;
   if (Array.isArray(v)) return v.map(cloneValue) as V;
   const out: PlainObject = {};
-  for (const [k, el] of Object.entries(v)) out[k] = cloneValue(el);
+  for (const [k, el] of Object.entries(v)) setOwnEntry(out, k, cloneValue(el));
   return out as V;
 }

@@ -15,6 +15,13 @@ describe('resolveAssets: every asset:// string at any depth, checked and replace
     });
   });
 
+  it('a supplier field named __proto__ is sent as the field it is, its references replaced', async () => {
+    const body = JSON.parse('{"__proto__":{"image":"asset://img_p"},"n":1}') as Record<string, unknown>;
+    const sent = await resolveAssets(body, resolve);
+    expect(Object.getPrototypeOf(sent)).toBe(Object.prototype);
+    expect(JSON.stringify(sent)).toBe('{"__proto__":{"image":"https://gw.example/v1/media/signed/img_p@__proto__.image"},"n":1}');
+  });
+
   it('a reference that is not the caller\'s fails the whole body, naming where it was', async () => {
     await expect(resolveAssets({ a: { b: ['asset://img_foreign'] } }, resolve)).rejects.toMatchObject({ param: 'a.b[0]' });
   });

@@ -1,4 +1,4 @@
-import { InputError } from '@gw/platform';
+import { InputError, setOwnEntry } from '@gw/platform';
 import { ASSET_SCHEME } from '../images/image-records';
 import type { MediaRoute } from '../calls/media-routes';
 
@@ -35,7 +35,7 @@ export async function resolveAssets(body: Record<string, unknown>, resolve: (ref
     if (Array.isArray(value)) return Promise.all(value.map((v, i) => walk(v, `${path}[${i}]`)));
     if (typeof value === 'object' && value !== null) {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = await walk(v, path ? `${path}.${k}` : k);
+      for (const [k, v] of Object.entries(value)) setOwnEntry(out, k, await walk(v, path ? `${path}.${k}` : k));
       return out;
     }
     return value;
