@@ -47,6 +47,11 @@ describe('convertJsonSchemaToGeminiSchema', () => {
     expect(convertJsonSchemaToGeminiSchema(schema, 'p')).toEqual(expected);
   });
 
+  it('a $ref to a definition named like an object member, which the schema does not have, is unresolved', () => {
+    const schema = { type: 'object', properties: { a: { $ref: '#/$defs/constructor' } }, $defs: {} };
+    expect(() => convertJsonSchemaToGeminiSchema(schema, 'p')).toThrow('Schema reference #/$defs/constructor cannot be resolved');
+  });
+
   it('keeps a property named __proto__ as a property', () => {
     const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}}') as Record<string, unknown>;
     const converted = convertJsonSchemaToGeminiSchema(schema, 'p');

@@ -104,7 +104,8 @@ class SchemaConverter {
   private resolve(ref: string, refStack: string[]): unknown {
     if (refStack.includes(ref)) throw new InputError(`Recursive schema references (${ref}) are not supported by this provider`, this.param);
     const prefix = ['#/$defs/', '#/definitions/'].find((p) => ref.startsWith(p));
-    const target = prefix === undefined ? undefined : this.defs[ref.slice(prefix.length)];
+    const name = prefix === undefined ? undefined : ref.slice(prefix.length);
+    const target = name !== undefined && Object.hasOwn(this.defs, name) ? this.defs[name] : undefined;
     if (target === undefined) throw new InputError(`Schema reference ${ref} cannot be resolved; only local $defs are supported`, this.param);
     return target;
   }
