@@ -53,6 +53,8 @@ describe('Anthropic batch result lines, as recorded', () => {
   it.each([
     ['errored', recorded.erroredLine, { outcome: 'errored', error: { code: 'invalid_request_error', message: 'max_tokens: Field required', upstreamStatus: 400 } }],
     ['errored, older flat error', { ...recorded.erroredLine, result: { type: 'errored', error: { type: 'overloaded_error', message: 'Overloaded' } } }, { outcome: 'errored', error: { code: 'overloaded_error', upstreamStatus: 529 } }],
+    // An error type the table does not hold, even one named like an object member, is a 500.
+    ['errored with an unknown error type', { ...recorded.erroredLine, result: { type: 'errored', error: { type: 'constructor', message: 'x' } } }, { outcome: 'errored', error: { code: 'constructor', upstreamStatus: 500 } }],
     ['canceled', recorded.canceledLine, { outcome: 'cancelled', error: { code: 'batch_cancelled' } }],
     ['expired', recorded.expiredLine, { outcome: 'expired', error: { code: 'batch_expired' } }],
   ])('maps a %s line', (_name, body, expected) => {

@@ -58,5 +58,5 @@ function lineError(result: Extract<AnthropicBatchResultLine['result'], { type: '
   const outer = result.error as { type?: string | null; message?: string | null; error?: { type?: string | null; message?: string | null } } | null | undefined;
   const inner = outer?.error ?? outer;
   const type = inner?.type ?? 'api_error';
-  return { code: type, message: inner?.message ?? 'The provider failed this line', upstreamStatus: STATUS_OF_ERROR_TYPE[type] ?? 500 };
+  return { code: type, message: inner?.message ?? 'The provider failed this line', upstreamStatus: Object.hasOwn(STATUS_OF_ERROR_TYPE, type) ? STATUS_OF_ERROR_TYPE[type] : 500 };
 }
