@@ -55,6 +55,9 @@ describe('hostile chat input is refused at the door (embedded)', () => {
     ['a top_logprobs past the API\'s 20', { ...base, logprobs: true, top_logprobs: 21 }, 'top_logprobs'],
     ['a misspelt parameter', { ...base, temperatur: 0.5 }, 'temperatur'],
     ['reasoning_effort, which the gateway spells reasoning.effort', { ...base, reasoning_effort: 'high' }, 'reasoning_effort'],
+    ['stream_options on a call that does not stream', { ...base, stream_options: { include_usage: true } }, 'stream_options'],
+    ['a tool with Anthropic\'s cache_control beside its function', { ...base, tools: [{ type: 'function', function: { name: 'f' }, cache_control: { type: 'ephemeral' } }] }, 'tools[0].cache_control'],
+    ['a json_schema name with a space', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'my answer', schema: { type: 'object' } } } }, 'response_format.json_schema.name'],
     ['user on Gemini, which has no end-user field', { model: formatModel('gemini', 'echo'), messages: user('hi'), user: 'end-user-1' }, 'user'],
     ['user and safety_identifier naming different users on Anthropic', { model: formatModel('anthropic', 'echo'), messages: user('hi'), user: 'u-1', safety_identifier: 'u-2' }, 'safety_identifier'],
   ])('chat: %s', async (_what, body, param) => {

@@ -4,23 +4,32 @@ import { anyObject, arr, bool, int, keyValueMetadata, num, obj, oneOf, ref, str,
 const stringOrArray = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
 const effort = oneOf(['xhigh', 'high', 'medium', 'low', 'minimal', 'none']);
 
+const closed = { additionalProperties: false };
+const functionName = str('1 to 64 letters, digits, underscores or dashes', { pattern: '^[A-Za-z0-9_-]{1,64}$' });
+
 const chatFields: Record<string, Schema> = {
   model: str('model id'), messages: arr(ref('ChatMessage')),
   temperature: num(undefined, { minimum: 0, maximum: 2 }), top_p: num(undefined, { minimum: 0, maximum: 1 }),
   frequency_penalty: num(undefined, { minimum: -2, maximum: 2 }), presence_penalty: num(undefined, { minimum: -2, maximum: 2 }),
   max_completion_tokens: int('generation cap'), max_tokens: int('generation cap (older name)'), top_k: int(), context_length: int('context window length'),
-  stream: bool(), stream_options: obj({ include_usage: bool() }),
-  tools: { ...arr(obj({ type: str('usually function'), function: anyObject() }, ['type'])), maxItems: 128 },
-  tool_choice: { oneOf: [{ type: 'string' }, obj({ type: str(), function: anyObject() })] },
+  stream: bool(), stream_options: obj({ include_usage: bool() }, [], 'streamed requests only (a 400 without stream: true)', closed),
+  tools: {
+    ...arr(obj({
+      type: str('usually function'),
+      function: obj({ name: functionName, description: str(), parameters: anyObject('JSON schema'), strict: bool() }, ['name'], undefined, closed),
+    }, ['type'], undefined, closed)),
+    maxItems: 128,
+  },
+  tool_choice: { oneOf: [{ type: 'string' }, obj({ type: str(), function: obj({ name: str() }, ['name'], undefined, closed) }, [], undefined, closed)] },
   parallel_tool_calls: bool(), previous_response_id: str(), conversation: anyObject(), prompt_cache_key: str(undefined, { maxLength: 64 }), store: bool(),
   safety_identifier: str(undefined, { maxLength: 64 }), user: str('deprecated', { maxLength: 256 }),
   truncation: str(), include: arr(str()), metadata: anyObject(), extra_body: anyObject(), provider_options: anyObject(), schema_params: anyObject(),
   network_search: bool(),
-  reasoning: obj({ enabled: bool(), effort, max_tokens: int(), exclude: bool() }),
+  reasoning: obj({ enabled: bool(), effort, max_tokens: int(), exclude: bool() }, [], undefined, closed),
   response_format: obj({
     type: oneOf(['text', 'json_object', 'json_schema']),
-    json_schema: obj({ name: str(), strict: bool(), schema: anyObject() }, ['name']),
-  }, ['type']),
+    json_schema: obj({ name: functionName, description: str(), strict: bool(), schema: anyObject() }, ['name'], undefined, closed),
+  }, ['type'], undefined, closed),
   logprobs: bool(), top_logprobs: int('requires logprobs=true', { minimum: 0, maximum: 20 }), stop: stringOrArray, verbosity: oneOf(['low', 'medium', 'high']), seed: int(),
   n: int('number of choices', { minimum: 1, maximum: 128 }),
   logit_bias: { type: 'object', description: 'token id bias: token ids (decimal strings) to biases from -100 to 100', additionalProperties: { type: 'number', minimum: -100, maximum: 100 } },

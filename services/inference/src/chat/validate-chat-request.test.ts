@@ -117,6 +117,17 @@ describe('chat body validation: each invalid field is a 400 naming it', () => {
     ['a value outside the model options', { ...base, verbosity: 'loud' }, 'verbosity'],
     ['max_completion_tokens over the model limit', { ...base, max_completion_tokens: 1001 }, 'max_completion_tokens'],
     ['max_tokens over per_request_limits', { ...base, max_tokens: 1001 }, 'max_tokens'],
+    // A field inside the request's own objects that they do not have is named, never dropped.
+    ['stream_options without a stream', { ...base, stream_options: { include_usage: true } }, 'stream_options'],
+    ['stream_options with another field', { ...base, stream: true, stream_options: { include_usage: true, include_obfuscation: false } }, 'stream_options.include_obfuscation'],
+    ['reasoning with a misspelt field', { ...base, reasoning: { efort: 'high' } }, 'reasoning.efort'],
+    ['response_format with another field', { ...base, response_format: { type: 'json_object', schema: {} } }, 'response_format.schema'],
+    ['json_schema with another field', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {}, strict_mode: true } } }, 'response_format.json_schema.strict_mode'],
+    ['json_schema with a name a provider refuses', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'my answer', schema: {} } } }, 'response_format.json_schema.name'],
+    ['a tool with another field', { ...base, tools: [{ type: 'function', function: { name: 'f' }, cache_control: { type: 'ephemeral' } }] }, 'tools[0].cache_control'],
+    ['a function with another field', { ...base, tools: [{ type: 'function', function: { name: 'f', input_schema: {} } }] }, 'tools[0].function.input_schema'],
+    ['a tool_choice with another field', { ...base, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function', function: { name: 'f' }, disable_parallel_tool_use: true } }, 'tool_choice.disable_parallel_tool_use'],
+    ['a tool_choice function with another field', { ...base, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function', function: { name: 'f', arguments: '{}' } } }, 'tool_choice.function.arguments'],
   ])('%s -> param %s', (_what, body, param) => {
     const err = refusal(body);
     expect(err).not.toBeNull();
@@ -157,7 +168,8 @@ describe('valid chat bodies pass untouched', () => {
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       parallel_tool_calls: false,
     }],
-    ['structured output', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'answer', strict: true, schema: { type: 'object' } } } }],
+    ['structured output', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'answer', description: 'the answer', strict: true, schema: { type: 'object' } } } }],
+    ['a function with every field it has', { ...base, tools: [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' }, strict: true } }] }],
     ['logprobs with top_logprobs', { ...base, logprobs: true, top_logprobs: 5 }],
     ['streaming with usage', { ...base, stream: true, stream_options: { include_usage: true } }],
     ['reasoning options', { ...base, reasoning: { enabled: true, effort: 'xhigh', max_tokens: 512, exclude: true } }],

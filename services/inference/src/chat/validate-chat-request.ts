@@ -1,4 +1,4 @@
-import { InputError, rejectUnknownFields } from '@gw/platform';
+import { InputError, rejectUnknownFields, unknownParameterError } from '@gw/platform';
 import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
 import { CHAT_REQUEST_FIELDS, EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
@@ -53,6 +53,23 @@ const FIELD_HINTS = {
   max_output_tokens: 'set max_completion_tokens',
 };
 
+/**
+ * The fields of the request's own objects (OpenAI's, less what no route honours). Another is refused like an
+ * unknown top-level field; the messages alone stay open, so a returned assistant message can be sent back as is.
+ */
+const STREAM_OPTIONS_FIELDS: ReadonlySet<string> = new Set(['include_usage']);
+const REASONING_FIELDS: ReadonlySet<string> = new Set(['enabled', 'effort', 'max_tokens', 'exclude']);
+const RESPONSE_FORMAT_FIELDS: ReadonlySet<string> = new Set(['type', 'json_schema']);
+const JSON_SCHEMA_FIELDS: ReadonlySet<string> = new Set(['name', 'description', 'schema', 'strict']);
+const TOOL_FIELDS: ReadonlySet<string> = new Set(['type', 'function']);
+const FUNCTION_FIELDS: ReadonlySet<string> = new Set(['name', 'description', 'parameters', 'strict']);
+const TOOL_CHOICE_FIELDS: ReadonlySet<string> = new Set(['type', 'function']);
+const TOOL_CHOICE_FUNCTION_FIELDS: ReadonlySet<string> = new Set(['name']);
+
+function onlyFields(obj: Body, path: string, known: ReadonlySet<string>): void {
+  for (const name of Object.keys(obj)) if (!known.has(name)) throw unknownParameterError(`${path}.${name}`);
+}
+
 export function validateChatBody(body: unknown): ChatCompletionRequest {
   expect(isObject(body), 'body', 'Request body must be a JSON object');
   const b = body as Body;
@@ -86,6 +103,8 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
   validateMessages(b.messages);
   if (b.stream_options !== undefined) {
     expect(isObject(b.stream_options), 'stream_options', 'stream_options must be an object');
+    expect(b.stream === true, 'stream_options', 'stream_options applies to streamed requests only: set stream to true, or leave stream_options out');
+    onlyFields(b.stream_options as Body, 'stream_options', STREAM_OPTIONS_FIELDS);
     const inc = (b.stream_options as Body).include_usage;
     expect(inc === undefined || typeof inc === 'boolean', 'stream_options.include_usage', 'include_usage must be a boolean');
   }
@@ -101,6 +120,8 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
       || (isObject(tc) && typeof tc.type === 'string' && isObject(tc.function) && typeof tc.function.name === 'string');
     expect(ok, 'tool_choice', 'tool_choice must be none, auto, required or {type, function: {name}}');
     if (isObject(tc)) {
+      onlyFields(tc, 'tool_choice', TOOL_CHOICE_FIELDS);
+      onlyFields(tc.function as Body, 'tool_choice.function', TOOL_CHOICE_FUNCTION_FIELDS);
       const name = (tc.function as Body).name as string;
       expect(toolNames.includes(name), 'tool_choice.function.name', 'tool_choice names a function that tools does not declare');
     }
@@ -109,6 +130,7 @@ export function validateChatBody(body: unknown): ChatCompletionRequest {
   if (b.reasoning !== undefined) {
     expect(isObject(b.reasoning), 'reasoning', 'reasoning must be an object');
     const r = b.reasoning as Body;
+    onlyFields(r, 'reasoning', REASONING_FIELDS);
     if (r.effort !== undefined) expect(typeof r.effort === 'string' && EFFORTS.has(r.effort), 'reasoning.effort', `reasoning.effort must be one of ${[...EFFORTS].join(', ')}`);
     if (r.max_tokens !== undefined) expect(Number.isSafeInteger(r.max_tokens) && (r.max_tokens as number) >= 1, 'reasoning.max_tokens', 'reasoning.max_tokens must be a positive integer');
     for (const f of ['enabled', 'exclude']) if (r[f] !== undefined) expect(typeof r[f] === 'boolean', `reasoning.${f}`, `reasoning.${f} must be a boolean`);
@@ -144,7 +166,9 @@ function validateTools(tools: unknown): string[] {
   return (tools as unknown[]).map((t, i) => {
     const p = `tools[${i}]`;
     expect(isObject(t) && typeof t.type === 'string', `${p}.type`, `${p}.type is required`);
+    onlyFields(t as Body, p, TOOL_FIELDS);
     const fn = (t as Body).function;
+    if (isObject(fn)) onlyFields(fn, `${p}.function`, FUNCTION_FIELDS);
     const name = checkFunctionName(isObject(fn) ? fn.name : undefined, `${p}.function.name`);
     const parameters = (fn as Body).parameters;
     if (parameters !== undefined) {
@@ -167,10 +191,13 @@ function validateLogitBias(bias: Body): void {
 function validateResponseFormat(rf: unknown): void {
   expect(isObject(rf) && typeof rf.type === 'string' && FORMATS.has(rf.type), 'response_format.type', 'response_format.type must be text, json_object or json_schema');
   const f = rf as Body;
+  onlyFields(f, 'response_format', RESPONSE_FORMAT_FIELDS);
   if (f.type === 'json_schema') {
     expect(isObject(f.json_schema), 'response_format.json_schema', 'response_format.json_schema is required for type json_schema');
     const js = f.json_schema as Body;
-    expect(typeof js.name === 'string' && js.name.length > 0, 'response_format.json_schema.name', 'response_format.json_schema.name is required');
+    onlyFields(js, 'response_format.json_schema', JSON_SCHEMA_FIELDS);
+    // The name a provider gives the schema (Anthropic: the forced tool's name), held to OpenAI's rule for both.
+    checkFunctionName(js.name, 'response_format.json_schema.name');
     expect(isObject(js.schema), 'response_format.json_schema.schema', 'response_format.json_schema.schema is required and must be a JSON schema object');
     checkFreeForm(js.schema, 'response_format.json_schema.schema');
   }
