@@ -142,6 +142,18 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
     expectEnvelope(await call('POST', '/images/generations', { model: E2E_IMAGE_MODEL, prompt: 'x' }, stack.key, { 'svc-native-params': 'maybe' }), 400, 'invalid_value', 'Svc-Native-Params');
   });
 
+  // Before, the native body's asset walk recursed into any depth: 100,000 levels were a 500.
+  it('a native body nested past the JSON bound, or holding 1e400, is a 400 naming its field, sent nowhere', async () => {
+    const upstream = await stack.simulatorRequestCount();
+    const deep = `{"model":"${E2E_IMAGE_MODEL}","prompt":"x","reference":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
+    const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json', 'svc-native-params': 'true' };
+    for (const [body, param] of [[deep, 'reference'], [`{"model":"${E2E_IMAGE_MODEL}","prompt":"x","quality":1e400}`, 'quality']]) {
+      const res = await fetch(`${stack.baseURL}/images/generations`, { method: 'POST', headers, body });
+      expectEnvelope({ status: res.status, headers: res.headers, body: await res.json() }, 400, 'invalid_request', param);
+    }
+    expect(await stack.simulatorRequestCount()).toBe(upstream);
+  });
+
   it('streams partial images then each final image (stored), billed per image', async () => {
     const stream = await stack.openai.images.generate({ model: E2E_IMAGE_MODEL, prompt: 'streamed', stream: true, partial_images: 2 });
     const types: string[] = [];

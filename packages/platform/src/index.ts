@@ -18,6 +18,7 @@ export * from './key-value-metadata';
 export * from './upload-filename';
 export * from './unknown-fields';
 export * from './own-entry';
+export * from './json-bounds';
 export * from './logger';
 export * from './metrics';
 export * from './money';

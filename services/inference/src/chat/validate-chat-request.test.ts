@@ -206,6 +206,10 @@ describe('free-form objects are bounded at the door (JSON_BOUNDS)', () => {
     ['an unknown field nested 5,000 levels', { ...base, vendor_field: nested(5000) }, 'vendor_field'],
     ['extra_body with 5,000 keys', { ...base, extra_body: manyKeys(5000) }, 'extra_body'],
     ['metadata with 5,000 keys', { ...base, metadata: manyKeys(5000) }, 'metadata'],
+    // JSON.parse reads 1e400 as Infinity, which JSON.stringify would send on (and store) as null.
+    ['metadata holding a number too large for JSON', { ...base, metadata: JSON.parse('{"a":1e400}') }, 'metadata'],
+    ['a tool schema holding -1e400', { ...base, tools: [{ type: 'function', function: { name: 'f', parameters: JSON.parse('{"type":"object","minimum":-1e400}') } }] }, 'tools[0].function.parameters'],
+    ['extra_body holding 1e400 in an array', { ...base, extra_body: JSON.parse('{"a":[1,1e400]}') }, 'extra_body'],
   ])('%s', (_what, body, param) => {
     expect(refusal(body)).toMatchObject({ status: 400, param });
   });

@@ -1,11 +1,10 @@
-import { InputError, rejectUnknownFields, unknownParameterError } from '@gw/platform';
+import { checkBodyDepth, checkFreeForm, InputError, rejectUnknownFields, unknownParameterError } from '@gw/platform';
 import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
 import { CHAT_REQUEST_FIELDS, EXTRA_BODY_RESERVED_FIELDS, findUnsupported, type ChatCompletionRequest } from '@gw/provider-spec';
 import type { DeploymentRouter, Route } from '../routing/deployment-router';
 import { checkChatContentPart } from '../validation/input-parts';
 import { checkCallerIdentifier } from '../validation/caller-identifiers';
 import { checkFunctionName } from '../validation/function-names';
-import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { checkPromptFits, estimatePromptTokens } from '../validation/prompt-estimate';
 
 /**

@@ -1,6 +1,6 @@
+import { checkBodyDepth, checkFreeForm } from '@gw/platform';
 import { checkCallerIdentifier } from '../validation/caller-identifiers';
 import { checkFunctionName, MESSAGES_TOOL_NAME_MAX_CHARS } from '../validation/function-names';
-import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import { check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, checkTypedParts, isAbsent, isObject, type Body } from './body-checks';
 
 /**

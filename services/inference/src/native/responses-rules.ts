@@ -1,7 +1,6 @@
-import { NotImplementedError, parseKeyValueMetadata } from '@gw/platform';
+import { checkBodyDepth, checkFreeForm, NotImplementedError, parseKeyValueMetadata } from '@gw/platform';
 import { checkCallerIdentifier } from '../validation/caller-identifiers';
 import { checkFunctionName } from '../validation/function-names';
-import { checkBodyDepth, checkFreeForm } from '../validation/json-bounds';
 import {
   check, checkEnum, checkModel, checkNumber, checkRequestBody, checkType, checkTypedParts, isAbsent, isObject, type Body,
 } from './body-checks';

@@ -26,6 +26,14 @@ describe('resolveAssets: every asset:// string at any depth, checked and replace
     await expect(resolveAssets({ a: { b: ['asset://img_foreign'] } }, resolve)).rejects.toMatchObject({ param: 'a.b[0]' });
   });
 
+  // Before, the walk recursed into any depth: a body nested 100,000 levels overflowed the stack (a 500).
+  it.each([
+    ['nested past the JSON bound', { deep: JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`) }, 'deep', /nested more than 32 levels/],
+    ['holding a number too large for JSON', JSON.parse('{"quality":1e400}'), 'quality', /too large for JSON/],
+  ])('a native body %s is a 400 naming its field', async (_what, body, param, message) => {
+    await expect(resolveAssets(body, resolve)).rejects.toMatchObject({ status: 400, param, message: expect.stringMatching(message) });
+  });
+
   it('at most 32 references per body', async () => {
     await expect(resolveAssets({ images: Array.from({ length: 33 }, (_, i) => `asset://img_${i}`) }, resolve)).rejects.toMatchObject({ status: 400, param: 'images[32]', code: 'too_many_assets' });
   });

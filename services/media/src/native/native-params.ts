@@ -1,4 +1,4 @@
-import { InputError, setOwnEntry } from '@gw/platform';
+import { checkBodyDepth, InputError, setOwnEntry } from '@gw/platform';
 import { ASSET_SCHEME } from '../images/image-records';
 import type { MediaRoute } from '../calls/media-routes';
 
@@ -26,6 +26,8 @@ const MAX_ASSET_REFERENCES = 32;
  * Failures name the JSON path of the reference.
  */
 export async function resolveAssets(body: Record<string, unknown>, resolve: (ref: string, param: string) => Promise<string>): Promise<Record<string, unknown>> {
+  // Within the JSON bounds first: the walk below recurses, and the body is serialized for the supplier after it.
+  checkBodyDepth(body);
   let count = 0;
   const walk = async (value: unknown, path: string): Promise<unknown> => {
     if (typeof value === 'string' && ASSET_REFERENCE.test(value)) {

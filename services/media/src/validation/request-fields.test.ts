@@ -60,7 +60,10 @@ describe('checkFields: the endpoint table, then the model parameter_schema, each
     [{ uid: 'u'.repeat(MAX_ID_FIELD_CHARS + 1) }, ['uid', 'invalid_value']],
     [{ uid: 7 }, ['uid', 'invalid_type']],
     [{ mask: 5 }, ['mask', 'invalid_type']],
-  ])('%j', (fields, refusal) => {
+    // An object or array field is held to the JSON bounds (it is serialized for the provider).
+    [{ images: [JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)] }, ['images', 'invalid_request']],
+    [{ images: [JSON.parse('1e400')] }, ['images', 'invalid_request']],
+  ])('%s', (fields, refusal) => {
     const run = () => checkFields({ model: 'm/image', prompt: 'p', ...fields }, TABLE, model, ['model', 'prompt']);
     if (!refusal) expect(run).not.toThrow();
     else expect(run).toThrow(expect.objectContaining({ status: 400, param: refusal[0], code: refusal[1] }));

@@ -1,5 +1,5 @@
 import { parameterBoundViolation, type CatalogModel } from '@gw/catalog';
-import { InputError, unknownParameterError } from '@gw/platform';
+import { checkFreeForm, InputError, unknownParameterError } from '@gw/platform';
 
 /**
  * The JSON type of a request field, as the spec's tables and the models' `parameter_schema` name them; `data` is
@@ -51,6 +51,7 @@ export function checkFields(fields: Record<string, unknown>, table: Readonly<Rec
     if (!type) throw unknownParameterError(name);
     const jsonType = type === 'data' || type === 'id' ? 'string' : type;
     if (!typeMatches(type, value)) throw new InputError(`${name} must be ${article(jsonType)} ${jsonType}`, name, 'invalid_type');
+    if (type === 'object' || type === 'array') checkFreeForm(value, name);
     const spec = Object.hasOwn(model.parameter_schema, name) ? model.parameter_schema[name] : undefined;
     if (!spec && !always.includes(name)) throw new InputError(`${name} is not supported by model '${model.id}'`, name, 'unsupported_parameter');
     if (spec) {

@@ -27,4 +27,12 @@ describe('JSON bounds', () => {
     const messages = Array.from({ length: 10_000 }, () => ({ role: 'user', content: 'hi' }));
     expect(errorOf(() => checkBodyDepth({ messages }))).toBeNull();
   });
+
+  it('refuses a number JSON cannot carry (1e400 parses as Infinity), at the top level or inside, naming the field', () => {
+    const body = JSON.parse('{"n":1,"a":{"b":[2,-1e400]},"c":1e400}') as Record<string, unknown>;
+    expect(errorOf(() => checkBodyDepth({ n: body.n, a: body.a }))).toMatchObject({ status: 400, param: 'a', message: 'a holds a number too large for JSON (such as 1e400)' });
+    expect(errorOf(() => checkBodyDepth({ n: body.n, c: body.c }))).toMatchObject({ status: 400, param: 'c' });
+    expect(errorOf(() => checkFreeForm(body.a, 'extra_body'))).toMatchObject({ status: 400, param: 'extra_body' });
+    expect(errorOf(() => checkBodyDepth({ n: 1e308, a: { b: -1e308 } }))).toBeNull();
+  });
 });

@@ -1,4 +1,4 @@
-import { InputError } from '@gw/platform';
+import { InputError } from './errors';
 
 /**
  * How deep and how large the JSON of one request may be, checked at the door before anything is routed,
@@ -14,7 +14,15 @@ export const JSON_BOUNDS = {
 
 const isContainer = (v: unknown): v is Record<string, unknown> | unknown[] => typeof v === 'object' && v !== null;
 
-/** Walks `value` without recursion (so no depth can overflow the stack); 400 naming `param` when out of bounds. */
+/** JSON.parse reads a literal such as 1e400 as Infinity, which would go on (and be stored) as null. */
+function checkNumber(value: unknown, param: string): void {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new InputError(`${param} holds a number too large for JSON (such as 1e400)`, param, 'invalid_request');
+}
+
+/**
+ * Walks `value` without recursion (so no depth can overflow the stack); 400 naming `param` when out of bounds
+ * or when it holds a number JSON cannot carry.
+ */
 function walk(value: unknown, param: string, maxMembers: number): void {
   if (!isContainer(value)) return;
   const stack: Array<[unknown, number]> = [[value, 1]];
@@ -25,13 +33,19 @@ function walk(value: unknown, param: string, maxMembers: number): void {
     const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
     members += children.length;
     if (members > maxMembers) throw new InputError(`${param} has more than ${maxMembers} keys and items`, param, 'invalid_request');
-    for (const child of children) if (isContainer(child)) stack.push([child, depth + 1]);
+    for (const child of children) {
+      if (isContainer(child)) stack.push([child, depth + 1]);
+      else checkNumber(child, param);
+    }
   }
 }
 
 /** Every top-level field of a body within the depth bound, named when it is not. */
 export function checkBodyDepth(body: Record<string, unknown>): void {
-  for (const [field, value] of Object.entries(body)) walk(value, field, Number.POSITIVE_INFINITY);
+  for (const [field, value] of Object.entries(body)) {
+    checkNumber(value, field);
+    walk(value, field, Number.POSITIVE_INFINITY);
+  }
 }
 
 /** A free-form object (one the gateway does not interpret) within both bounds. */
