@@ -130,6 +130,7 @@ describe('batches and files through the edge (embedded)', () => {
     ['a duplicate custom_id', jsonl([line('a', 'x'), line('a', 'y')]), 'duplicate_custom_id'],
     ['a wrong url', jsonl([line('a', 'x'), { ...line('b', 'y'), url: '/v1/embeddings' }]), 'invalid_url'],
     ['a request field beside body', jsonl([line('a', 'x'), { ...line('b', 'y'), temperature: 0 }]), 'unknown_parameter'],
+    ['a body nested past the JSON bound', jsonl([line('a', 'x'), line('b', 'y', E2E_MODEL, { metadata: JSON.parse(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`) })]), 'invalid_body'],
     ['a line over the size limit', jsonl([line('a', 'x'), line('b', 'y'.repeat(5000))]), 'line_too_large'],
     ['a model batches may not use', jsonl([line('a', 'x', E2E_NO_BATCH_MODEL)]), 'model_not_batch_capable'],
   ])('a file with %s fails at validation with errors, and runs nothing', async (_what, content, code) => {

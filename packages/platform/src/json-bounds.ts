@@ -40,11 +40,11 @@ function walk(value: unknown, param: string, maxMembers: number): void {
   }
 }
 
-/** Every top-level field of a body within the depth bound, named when it is not. */
-export function checkBodyDepth(body: Record<string, unknown>): void {
+/** Every top-level field of a body within the depth bound, named (after `prefix`, e.g. `body.`) when it is not. */
+export function checkBodyDepth(body: Record<string, unknown>, prefix = ''): void {
   for (const [field, value] of Object.entries(body)) {
-    checkNumber(value, field);
-    walk(value, field, Number.POSITIVE_INFINITY);
+    checkNumber(value, prefix + field);
+    walk(value, prefix + field, Number.POSITIVE_INFINITY);
   }
 }
 

@@ -40,6 +40,17 @@ describe('batch input files', () => {
     expect(result.problems).toEqual([expect.objectContaining({ code, line: lineNo, message: expect.stringContaining(`Line ${lineNo}`) })]);
   });
 
+  // Before, such a line ran and failed with a 500: its body could not be serialized for the inference call.
+  it('refuses a body out of the JSON bounds, naming the field, before anything runs', async () => {
+    const deep = `{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{"model":"m/one","messages":[{"role":"user","content":"x"}],"metadata":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}}`;
+    const infinite = line('b').replace('"content":"hi"}]', '"content":"hi"}],"n":1e400');
+    const result = await check(`${deep}\n${infinite}`, 1024 * 1024);
+    expect(result.problems).toEqual([
+      { code: 'invalid_body', message: 'Line 1: body.metadata is nested more than 32 levels deep', param: 'body.metadata', line: 1 },
+      { code: 'invalid_body', message: 'Line 2: body.n holds a number too large for JSON (such as 1e400)', param: 'body.n', line: 2 },
+    ]);
+  });
+
   it('names the field a line does not have, so a misplaced body field is not dropped', async () => {
     const result = await check(line('a', 'm/one', { temperature: 0 }));
     expect(result.problems).toEqual([{ code: 'unknown_parameter', message: 'Line 1: temperature is not a field of a batch line (custom_id, method, url, body); request fields go inside body', param: 'temperature', line: 1 }]);

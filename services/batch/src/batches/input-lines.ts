@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { checkBodyDepth, InputError } from '@gw/platform';
 import { jsonlLines, type JsonlLine } from './jsonl';
 
 /** One request of a batch input file (API-NOTES: batch input line). */
@@ -53,6 +54,13 @@ export function parseInputLine(read: JsonlLine, endpoint: string, maxLineBytes: 
     return problem('invalid_body', 'body.messages must be a non-empty array of messages with a role', 'body.messages');
   }
   if (body.stream === true) return problem('invalid_body', 'batch lines are not streamed: omit body.stream', 'body.stream');
+  try {
+    // Bounded here, when the batch is created: such a body could not even be sent on (a 500 per line).
+    checkBodyDepth(body, 'body.');
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    return problem('invalid_body', err.message, err.param);
+  }
   return { line, custom_id: customId, body };
 }
 
