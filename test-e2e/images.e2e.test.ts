@@ -57,6 +57,9 @@ describe.each<StackMode>(['embedded', 'processes'])('images through the edge (%s
     const content = await call('GET', `/images/${ids[0]}/content`);
     expect(content.status).toBe(200);
     expect(content.headers.get('content-disposition')).toContain(`${ids[0]}.png`);
+    const part = await fetch(`${stack.baseURL}/images/${ids[0]}/content`, { headers: { authorization: `Bearer ${stack.key}`, range: 'bytes=0-3' } });
+    expect({ status: part.status, range: part.headers.get('content-range') }).toEqual({ status: 206, range: expect.stringMatching(/^bytes 0-3\/\d+$/) });
+    expect(Buffer.from(await part.arrayBuffer()).equals(PNG_MAGIC)).toBe(true);
   });
 
   it('an image record keeps the whole prompt, as long as the request could send it', async () => {

@@ -62,6 +62,29 @@ describe('videos through the edge (processes: Kafka + MongoDB-wire)', () => {
     const asUrl = await call('GET', `/videos/${id}/content?format=url`);
     expect(asUrl.body).toEqual({ url: expect.stringMatching(/\/v1\/media\/signed\//), video_id: id, expires_in: expect.any(Number) });
     expect((await bytes(asUrl.body.url)).equals(mp4)).toBe(true);
+
+    // Byte ranges, as a browser's video element asks to play and seek (Safari plays nothing without them).
+    const size = mp4.length;
+    const ranged = (url: string, range: string, key = true) => fetch(url, { headers: { range, ...(key ? { authorization: `Bearer ${stack.key}` } : {}) } });
+    for (const url of [`${stack.baseURL}/videos/${id}/content?format=binary`, asUrl.body.url as string]) {
+      for (const [range, start, end] of [['bytes=0-9', 0, 9], ['bytes=4-', 4, size - 1], ['bytes=-6', size - 6, size - 1], [`bytes=10-${size + 100}`, 10, size - 1]] as const) {
+        const part = await ranged(url, range);
+        expect(part.status).toBe(206);
+        expect(part.headers.get('content-range')).toBe(`bytes ${start}-${end}/${size}`);
+        expect(part.headers.get('accept-ranges')).toBe('bytes');
+        expect(Buffer.from(await part.arrayBuffer()).equals(mp4.subarray(start, end + 1))).toBe(true);
+      }
+      const past = await ranged(url, `bytes=${size}-`);
+      expect(past.status).toBe(416);
+      expect(past.headers.get('content-range')).toBe(`bytes */${size}`);
+      expect(await past.json()).toMatchObject({ error: { code: 'range_not_satisfiable', param: 'Range' } });
+      // A header it cannot read, or several ranges, get the whole video.
+      for (const range of ['bytes=abc', 'bytes=0-1,5-6', 'items=0-1']) {
+        const whole = await ranged(url, range);
+        expect(whole.status).toBe(200);
+        expect(Buffer.from(await whole.arrayBuffer()).equals(mp4)).toBe(true);
+      }
+    }
     const redirect = await fetch(`${stack.baseURL}/videos/${id}/content`, { headers: { authorization: `Bearer ${stack.key}` }, redirect: 'manual' });
     expect(redirect.status).toBe(302);
     const location = redirect.headers.get('location')!;
@@ -198,6 +221,13 @@ describe('videos through the edge (embedded: one process)', () => {
     expect(binary.headers.get('content-type')).toBe('video/mp4');
     const mp4 = Buffer.from(await binary.arrayBuffer());
     expect(Buffer.from(await (await fetch(video.url)).arrayBuffer()).equals(mp4)).toBe(true);
+    // A byte range of the stored copy (the embedded blob store's files), through both ways of fetching it.
+    for (const [url, headers] of [[`${stack.baseURL}/videos/${id}/content?format=binary`, { authorization: `Bearer ${stack.key}` }], [video.url, {}]] as const) {
+      const part = await fetch(url, { headers: { ...headers, range: 'bytes=8-15' } });
+      expect(part.status).toBe(206);
+      expect(part.headers.get('content-range')).toBe(`bytes 8-15/${mp4.length}`);
+      expect(Buffer.from(await part.arrayBuffer()).equals(mp4.subarray(8, 16))).toBe(true);
+    }
     const record = await waitForBilledRequest(stack.baseURL, stack.key, id);
     expect(usdToMicros(record.charged_cost)).toBe(8 * MICROS_PER_SECOND);
   });

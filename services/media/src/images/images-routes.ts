@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { EventStreamWriter, InputError, isMultipartForm, requireIdentity, streamAnswer } from '@gw/platform';
+import { EventStreamWriter, InputError, isMultipartForm, requireIdentity } from '@gw/platform';
 import { pageQuery } from '@gw/store';
+import { sendBlob } from '../blob-answer';
 import { formFields, readForm } from '../multipart-form';
 import { nativeImages } from '../native/native-images';
 import { NATIVE_PARAMS_HEADER, wantsNativeParams } from '../native/native-params';
@@ -55,11 +56,10 @@ export function imagesRoutes(deps: ImagesRoutesDeps): Router {
     res.json(await deps.images.get(requireIdentity(req).accountId, req.params.image_id));
   });
   router.get('/v1/images/:image_id/content', async (req, res) => {
-    const { record, body } = await deps.images.content(requireIdentity(req).accountId, req.params.image_id);
+    const { record, read } = await deps.images.content(requireIdentity(req).accountId, req.params.image_id);
     res.setHeader('content-type', record.mime_type);
-    res.setHeader('content-length', String(record.bytes));
     res.setHeader('content-disposition', `attachment; filename="${record._id}.${record.output_format.replace(/\W/g, '')}"`);
-    await streamAnswer(body, res, (err) => req.log.error({ err, imageId: record._id }, 'reading an image failed mid-stream'));
+    await sendBlob(req, res, record.bytes, read, (err) => req.log.error({ err, imageId: record._id }, 'reading an image failed mid-stream'));
   });
   router.delete('/v1/images/:image_id', async (req, res) => {
     res.json(await deps.images.delete(requireIdentity(req).accountId, req.params.image_id));

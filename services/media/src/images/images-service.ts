@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
-import { BlobNotFoundError, type BlobStore } from '@gw/blobs';
+import { BlobNotFoundError, type BlobStore, type GetOptions } from '@gw/blobs';
 import type { CallArchiver } from '@gw/call-archive';
 import { InputError, NotFoundError, parseKeyValueMetadata, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
 import { listPage, type Collection, type PageQuery } from '@gw/store';
+import type { BlobReader } from '../blob-answer';
 import type { MediaBilledCalls, MediaPlan, MediaUsage } from '../calls/media-billed-calls';
 import type { MediaRoute, MediaRouter } from '../calls/media-routes';
 import type { SignedUrls } from '../signed-urls';
@@ -202,15 +203,18 @@ export class ImagesService {
     return toImageObject(await this.record(accountId, id));
   }
 
-  async content(accountId: string, id: string): Promise<{ record: ImageRecord; body: Readable }> {
+  async content(accountId: string, id: string): Promise<{ record: ImageRecord; read: BlobReader }> {
     const record = await this.record(accountId, id);
-    try {
-      return { record, body: await this.deps.blobs.get(record.blob_key) };
-    } catch (err) {
-      // Deleted between reading its record and its bytes: gone, as a moment later.
-      if (err instanceof BlobNotFoundError) throw new NotFoundError(`No image '${id}'`, 'image_id', 'image_not_found');
-      throw err;
-    }
+    const read = async (range?: GetOptions) => {
+      try {
+        return await this.deps.blobs.get(record.blob_key, range);
+      } catch (err) {
+        // Deleted between reading its record and its bytes: gone, as a moment later.
+        if (err instanceof BlobNotFoundError) throw new NotFoundError(`No image '${id}'`, 'image_id', 'image_not_found');
+        throw err;
+      }
+    };
+    return { record, read };
   }
 
   async delete(accountId: string, id: string): Promise<{ id: string; object: 'image.deleted'; deleted: true }> {

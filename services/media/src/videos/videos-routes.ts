@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { requireIdentity, streamAnswer } from '@gw/platform';
+import { requireIdentity } from '@gw/platform';
+import { sendBlob } from '../blob-answer';
 import type { VideosService } from './videos-service';
 
 /** `Svc-Native-Params: true`: the body is the supplier's own (spec: What the service does, item 8). */
@@ -25,9 +26,8 @@ export function videosRoutes(videos: VideosService): Router {
         return res.json(answer.body);
       case 'binary':
         res.setHeader('content-type', 'video/mp4');
-        res.setHeader('content-length', String(answer.bytes));
         res.setHeader('content-disposition', `attachment; filename="${answer.filename}"`);
-        return streamAnswer(answer.stream, res, (err) => req.log.error({ err }, 'reading a stored video failed mid-stream'));
+        return sendBlob(req, res, answer.bytes, answer.read, (err) => req.log.error({ err }, 'reading a stored video failed mid-stream'));
     }
   });
   return router;

@@ -1,10 +1,10 @@
-import type { Readable } from 'node:stream';
 import type { BlobStore } from '@gw/blobs';
 import type { CatalogModel } from '@gw/catalog';
 import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
 import { currentTraceparent, InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
 import type { VideoGenerationRequest } from '@gw/provider-spec';
 import type { Collection } from '@gw/store';
+import type { BlobReader } from '../blob-answer';
 import { resolveAssets } from '../native/native-params';
 import type { SignedUrls } from '../signed-urls';
 import { toVideoObject, videoFilename, type VideoObject } from './video-object';
@@ -38,7 +38,7 @@ export type ContentFormat = (typeof CONTENT_FORMATS)[number];
 export type VideoContentAnswer =
   | { format: 'redirect'; location: string }
   | { format: 'url'; body: { url: string; video_id: string; expires_in: number } }
-  | { format: 'binary'; stream: Readable; bytes: number; filename: string };
+  | { format: 'binary'; read: BlobReader; bytes: number; filename: string };
 
 /** A queued job of a video is never expired: the poller's own task timeout ends a video that cannot finish. */
 const JOB_NEVER_EXPIRES_MS = 3650 * 24 * 3600_000;
@@ -129,7 +129,8 @@ export class VideosService {
     }
     const filename = videoFilename(video._id);
     if (wanted === 'binary') {
-      return { format: 'binary', stream: await this.deps.blobs.get(video.blob_key), bytes: video.bytes ?? 0, filename };
+      const blobKey = video.blob_key;
+      return { format: 'binary', read: (range) => this.deps.blobs.get(blobKey, range), bytes: video.bytes ?? 0, filename };
     }
     const { url, expiresIn } = this.deps.urls.sign({ blobKey: video.blob_key, contentType: 'video/mp4', filename });
     return wanted === 'redirect' ? { format: 'redirect', location: url } : { format: 'url', body: { url, video_id: video._id, expires_in: expiresIn } };
