@@ -18,6 +18,12 @@ const errorAnswers = (plain: boolean) => {
 
 export const pathParam = (name: string, description?: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, ...(description ? { description } : {}) });
 export const queryParam = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
+/** Stored media answer one byte range (a browser's video element asks for them to play and seek). */
+export const rangeParam = { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'one byte range (bytes=start-end, start- or -suffix) is answered with a 206; several, or an unreadable header, get the whole' };
+export const rangeResponses = (error: Schema) => ({
+  206: { description: 'The byte range asked for, with Content-Range' },
+  416: answer(error, 'A range that starts past the end (Content-Range: bytes */size)'),
+});
 const cursorParams = [queryParam('after', str(), 'cursor: the last id of the previous page'), queryParam('limit', int(undefined, { minimum: 1, maximum: 100 }))];
 /** The lists of the store's list pages (files, batches, images) also take a sort order. */
 export const orderedCursorParams = [...cursorParams, queryParam('order', oneOf(['desc', 'asc']), 'desc: newest first (the default); asc: oldest first')];

@@ -1,4 +1,4 @@
-import { answer, cursorList, dataOf, json, list, op, orderedCursorParams, pathParam, queryParam, sse, unsupported } from './operations';
+import { answer, cursorList, dataOf, json, list, op, orderedCursorParams, pathParam, queryParam, rangeParam, rangeResponses, sse, unsupported } from './operations';
 import { anyObject, arr, bool, int, obj, oneOf, ref, str } from './schema-helpers';
 
 const multipart = (schema: string) => ({ 'multipart/form-data': { schema: ref(schema) } });
@@ -136,7 +136,7 @@ export const paths: Record<string, Record<string, unknown>> = {
     delete: op({ summary: 'Delete an image', tags: ['images'], params: [pathParam('image_id')], responses: { 200: answer(ref('Deleted')) } }),
   },
   '/v1/images/{image_id}/content': {
-    get: op({ summary: 'Download an image', tags: ['images'], params: [pathParam('image_id')], responses: { 200: { description: 'The image bytes', content: { 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } } } }, 302: { description: 'Redirect to a signed URL' } } }),
+    get: op({ summary: 'Download an image', tags: ['images'], params: [pathParam('image_id'), rangeParam], responses: { 200: { description: 'The image bytes', content: { 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } } } }, 302: { description: 'Redirect to a signed URL' }, ...rangeResponses(ref('ErrorEnvelope')) } }),
   },
   '/v1/videos': {
     post: op({ summary: 'Submit a video generation task', tags: ['videos'], description: 'With `Svc-Native-Params: true` the body is the supplier\'s native JSON.', body: json(ref('VideoCreate')), responses: { 200: answer(ref('VideoTask')) } }),
@@ -144,19 +144,21 @@ export const paths: Record<string, Record<string, unknown>> = {
   '/v1/videos/{video_id}': { get: op({ summary: 'Poll a video task', tags: ['videos'], params: [pathParam('video_id')], responses: { 200: answer(ref('VideoTask')) } }) },
   '/v1/videos/{video_id}/content': {
     get: op({
-      summary: 'Download a completed video', tags: ['videos'], params: [pathParam('video_id'), queryParam('format', oneOf(['redirect', 'url', 'binary']), 'default redirect')],
+      summary: 'Download a completed video', tags: ['videos'], params: [pathParam('video_id'), queryParam('format', oneOf(['redirect', 'url', 'binary']), 'default redirect'), rangeParam],
       responses: {
         200: { description: '`format=url`: the signed URL; `format=binary`: the video', content: { ...json(ref('VideoContentUrl')), 'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } } } },
         302: { description: '`format=redirect`: to a fresh signed URL' },
+        ...rangeResponses(ref('ErrorEnvelope')),
       },
     }),
   },
   '/v1/media/signed/{token}': {
     get: op({
       summary: 'Fetch stored media by a signed, short-lived link (the link is the credential; no key)', tags: ['media'], auth: 'none',
-      params: [pathParam('token')],
+      params: [pathParam('token'), rangeParam],
       responses: {
         200: { description: 'The media bytes', content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+        ...rangeResponses(ref('ErrorEnvelope')),
         403: answer(ref('ErrorEnvelope'), 'A bad signature, or an expired link'),
         404: answer(ref('ErrorEnvelope'), 'Not a link'),
       },
