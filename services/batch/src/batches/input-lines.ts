@@ -21,8 +21,9 @@ const MAX_CUSTOM_ID = 512;
 const LINE_FIELDS = ['custom_id', 'method', 'url', 'body'];
 
 /**
- * The shape checks of one line: JSON, only the line's four fields, `custom_id`, `method` POST, `url` = the batch's endpoint, and a chat
- * body (a model and messages; the full chat validation happens in inference, per line, as on HTTP).
+ * The shape checks of one line: JSON, only the line's four fields, `custom_id`, `method` POST, `url` = the
+ * batch's endpoint, and a chat body (a model and messages, within the JSON bounds; the full chat validation
+ * happens in inference, per line, as on HTTP).
  */
 export function parseInputLine(read: JsonlLine, endpoint: string, maxLineBytes: number): InputLine | LineProblem {
   const { line } = read;
@@ -55,7 +56,8 @@ export function parseInputLine(read: JsonlLine, endpoint: string, maxLineBytes: 
   }
   if (body.stream === true) return problem('invalid_body', 'batch lines are not streamed: omit body.stream', 'body.stream');
   try {
-    // Bounded here, when the batch is created: such a body could not even be sent on (a 500 per line).
+    // Here, when the batch is created, rather than per line as it runs: a body nested deep enough could not even be
+    // serialized for its inference call (a 500).
     checkBodyDepth(body, 'body.');
   } catch (err) {
     if (!(err instanceof InputError)) throw err;

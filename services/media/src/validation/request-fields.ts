@@ -42,7 +42,8 @@ export function fieldTypeOf(table: Readonly<Record<string, FieldType>>, name: st
  * `parameter_schema` (type, options, min, max, max_items). Every failure is a 400 naming the field: a field
  * the endpoint does not have, a field the model does not accept, a value out of its bounds. The `always`
  * fields every model takes need no schema entry, but are held to one the model gives; free text the model
- * gives no `max` is held to MAX_TEXT_FIELD_CHARS, an identifier to MAX_ID_FIELD_CHARS.
+ * gives no `max` is held to MAX_TEXT_FIELD_CHARS, an identifier to MAX_ID_FIELD_CHARS, an object or array to the
+ * JSON bounds (it is serialized for the provider).
  */
 export function checkFields(fields: Record<string, unknown>, table: Readonly<Record<string, FieldType>>, model: CatalogModel, always: readonly string[]): void {
   for (const [name, value] of Object.entries(fields)) {
