@@ -29,7 +29,11 @@ package="$(node -p 'require(process.argv[1]).name' "$ROOT/$dir/package.json")"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+# pnpm deploy also links the deployed packages' bins under the workspace root joined with its target path
+# (/tmp/tmp.X/deploy -> $ROOT/tmp/tmp.X/deploy/node_modules/.bin); nothing uses them, so they go with $work (and
+# the directories left empty above them).
+stray="$ROOT/${work#/}"
+trap 'rm -rf "$work" "$stray"; rmdir -p "$(dirname "$stray")" 2>/dev/null || true' EXIT
 
 # 1. TypeScript -> JavaScript: the service's entry point and every workspace module it imports (tsc follows the
 #    imports through the workspace links to packages/*/src), type-checked, into the same layout under $out.

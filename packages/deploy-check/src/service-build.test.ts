@@ -15,13 +15,23 @@ import { ROOT } from './manifests';
 const SERVICE = 'edge';
 let out: string;
 let dataDir: string;
+/** Where pnpm deploy also links bins: the repository joined with the build's temporary path (`$ROOT/tmp/...`). */
+const strayBase = path.join(ROOT, os.tmpdir());
+const strayEntries = () => (fs.existsSync(strayBase) ? fs.readdirSync(strayBase) : []);
+let strayBefore: string[];
 
 beforeAll(() => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-image-'));
   out = path.join(base, 'app');
   dataDir = path.join(base, 'data');
+  strayBefore = strayEntries();
   execFileSync('bash', [path.join(ROOT, 'deploy/docker/build-service.sh'), SERVICE, out], { stdio: ['ignore', 'ignore', 'pipe'] });
 }, 300_000);
+
+// Before, every build (so every start of scripts/start.sh after a change) left a tmp/tmp.XXXX/deploy in the repository.
+test('the build leaves nothing behind in the repository', () => {
+  expect(strayEntries()).toEqual(strayBefore);
+});
 
 afterAll(() => {
   if (out) fs.rmSync(path.dirname(out), { recursive: true, force: true });
