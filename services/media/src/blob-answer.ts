@@ -1,11 +1,22 @@
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import rangeParser from 'range-parser';
-import type { GetOptions } from '@gw/blobs';
+import { BlobNotFoundError, type BlobStore, type GetOptions } from '@gw/blobs';
 import { GatewayError, streamAnswer } from '@gw/platform';
 
 /** Reads a stored blob, whole or the inclusive byte range given. */
 export type BlobReader = (range?: GetOptions) => Promise<Readable>;
+
+/** The reader of blob `key`; a blob deleted since its record was read is `gone()` (a 404), as it is a moment later. */
+export function blobReader(blobs: BlobStore, key: string, gone: () => Error): BlobReader {
+  return async (range) => {
+    try {
+      return await blobs.get(key, range);
+    } catch (err) {
+      throw err instanceof BlobNotFoundError ? gone() : err;
+    }
+  };
+}
 
 /**
  * Answers with a stored blob of `bytes` bytes, or with the one byte range a `Range` header asks for (206), as a

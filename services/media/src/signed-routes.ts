@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { BlobNotFoundError, type BlobStore, type GetOptions } from '@gw/blobs';
+import type { BlobStore } from '@gw/blobs';
 import { NotFoundError } from '@gw/platform';
-import { sendBlob } from './blob-answer';
+import { blobReader, sendBlob } from './blob-answer';
 import { SIGNED_PATH, type SignedUrls } from './signed-urls';
 
 /** Serves the blob a signed link names; the link is the only credential (no identity is required). */
@@ -11,14 +11,7 @@ export function signedRoutes(urls: SignedUrls, blobs: BlobStore): Router {
     const grant = urls.verify(req.params.token);
     const info = await blobs.stat(grant.blobKey);
     if (!info) throw new NotFoundError('The media behind this link no longer exists');
-    const read = async (range?: GetOptions) => {
-      try {
-        return await blobs.get(grant.blobKey, range);
-      } catch (err) {
-        if (err instanceof BlobNotFoundError) throw new NotFoundError('The media behind this link no longer exists');
-        throw err;
-      }
-    };
+    const read = blobReader(blobs, grant.blobKey, () => new NotFoundError('The media behind this link no longer exists'));
     res.setHeader('content-type', grant.contentType);
     res.setHeader('cache-control', 'private, no-store');
     if (grant.filename) res.setHeader('content-disposition', `attachment; filename="${grant.filename.replace(/[^\w.-]/g, '_')}"`);

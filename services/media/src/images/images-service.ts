@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
-import { BlobNotFoundError, type BlobStore, type GetOptions } from '@gw/blobs';
+import type { BlobStore } from '@gw/blobs';
 import type { CallArchiver } from '@gw/call-archive';
 import { InputError, NotFoundError, parseKeyValueMetadata, toGatewayError, type EventStreamWriter, type Identity } from '@gw/platform';
 import type { GeneratedImage, ImageRequest, ImageResult, ImageStreamEvent, ImageUsage, MediaInput } from '@gw/provider-spec';
 import { listPage, type Collection, type PageQuery } from '@gw/store';
-import type { BlobReader } from '../blob-answer';
+import { blobReader, type BlobReader } from '../blob-answer';
 import type { MediaBilledCalls, MediaPlan, MediaUsage } from '../calls/media-billed-calls';
 import type { MediaRoute, MediaRouter } from '../calls/media-routes';
 import type { SignedUrls } from '../signed-urls';
@@ -205,16 +205,7 @@ export class ImagesService {
 
   async content(accountId: string, id: string): Promise<{ record: ImageRecord; read: BlobReader }> {
     const record = await this.record(accountId, id);
-    const read = async (range?: GetOptions) => {
-      try {
-        return await this.deps.blobs.get(record.blob_key, range);
-      } catch (err) {
-        // Deleted between reading its record and its bytes: gone, as a moment later.
-        if (err instanceof BlobNotFoundError) throw new NotFoundError(`No image '${id}'`, 'image_id', 'image_not_found');
-        throw err;
-      }
-    };
-    return { record, read };
+    return { record, read: blobReader(this.deps.blobs, record.blob_key, () => new NotFoundError(`No image '${id}'`, 'image_id', 'image_not_found')) };
   }
 
   async delete(accountId: string, id: string): Promise<{ id: string; object: 'image.deleted'; deleted: true }> {

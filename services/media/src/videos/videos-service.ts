@@ -4,7 +4,7 @@ import { checkOutboundUrl, type OutboundPolicy } from '@gw/net-guard';
 import { currentTraceparent, InputError, NotFoundError, newId, newRequestId, type Identity } from '@gw/platform';
 import type { VideoGenerationRequest } from '@gw/provider-spec';
 import type { Collection } from '@gw/store';
-import type { BlobReader } from '../blob-answer';
+import { blobReader, type BlobReader } from '../blob-answer';
 import { resolveAssets } from '../native/native-params';
 import type { SignedUrls } from '../signed-urls';
 import { toVideoObject, videoFilename, type VideoObject } from './video-object';
@@ -129,8 +129,8 @@ export class VideosService {
     }
     const filename = videoFilename(video._id);
     if (wanted === 'binary') {
-      const blobKey = video.blob_key;
-      return { format: 'binary', read: (range) => this.deps.blobs.get(blobKey, range), bytes: video.bytes ?? 0, filename };
+      const read = blobReader(this.deps.blobs, video.blob_key, () => notFound(videoId));
+      return { format: 'binary', read, bytes: video.bytes ?? 0, filename };
     }
     const { url, expiresIn } = this.deps.urls.sign({ blobKey: video.blob_key, contentType: 'video/mp4', filename });
     return wanted === 'redirect' ? { format: 'redirect', location: url } : { format: 'url', body: { url, video_id: video._id, expires_in: expiresIn } };
